@@ -1,0 +1,14 @@
+// node:test reporter that counts leaf tests and ends with the plain line "N passed, N failed[, N skipped]".
+export default async function* summary(source) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (event.data.details?.type === 'suite') continue;
+    if (event.data.skip || event.data.todo) skipped++;
+    else if (event.type === 'test:pass') passed++;
+    else failed++;
+  }
+  yield `${passed} passed, ${failed} failed, ${skipped} skipped\n`;
+}

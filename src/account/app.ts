@@ -1,0 +1,95 @@
+import cookie from '@fastify/cookie';
+import { persistentSecret, type Config } from '../config/index.js';
+import { migrate, openDatabase } from '../kit/db/index.js';
+import { createHttpApp } from '../kit/http/app.js';
+import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
+import { warmUpPasswordHashing } from '../kit/crypto/password.js';
+import { errorCatalog } from '../contract/errors/index.js';
+import { registerOperations, operationsOf } from '../contract/registry.js';
+import { buildOpenApi } from '../contract/openapi.js';
+import { ipBucket } from '../contract/buckets.js';
+import type { Runtime } from '../runtime.js';
+import type { AccountDB } from './db.js';
+import { accountMigrations } from './migrations/index.js';
+import type { AccountContext, AccountServices } from './context.js';
+import { authenticateAccount, originGuard } from './auth.js';
+import { createUsersService } from './users/service.js';
+import { createSessionsService } from './sessions/service.js';
+import { createLoginService } from './login/service.js';
+import { accountRoutes } from './routes.js';
+
+const INVALIDATE = 'account:invalidate';
+
+/** Opens the account database, runs its migrations and wires its services (no HTTP). */
+export async function createAccountContext(config: Config, runtime: Runtime): Promise<AccountContext> {
+  const secret = config.sessionSecret || persistentSecret(config.dataDir, 'session_secret');
+  const database = await openDatabase<AccountDB>(config.account.databaseUrl);
+  await migrate(database, 'account', accountMigrations(database.dialect));
+  const ctx: AccountContext = {
+    config,
+    database,
+    log: runtime.log.child({ deployable: 'account' }),
+    bus: runtime.bus,
+    limiter: runtime.limiter('rl:account'),
+    secret,
+    hooks: {},
+    services: {} as AccountServices,
+    async invalidateUser(userId) {
+      ctx.services.sessions.forgetUser(userId);
+      await runtime.bus.publish(INVALIDATE, `u:${userId}`);
+    },
+    async invalidateSession(sid) {
+      ctx.services.sessions.forgetSession(sid);
+      await runtime.bus.publish(INVALIDATE, `s:${sid}`);
+    },
+  };
+  ctx.services.users = createUsersService(ctx);
+  ctx.services.sessions = createSessionsService(ctx);
+  ctx.services.login = createLoginService(ctx);
+  await runtime.bus.subscribe(INVALIDATE, (m) => {
+    if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
+    else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));
+  });
+  return ctx;
+}
+
+/** Builds the account deployable: its context plus the HTTP app with every account operation. */
+export async function buildAccountApp(config: Config, runtime: Runtime) {
+  const ctx = await createAccountContext(config, runtime);
+  await warmUpPasswordHashing();
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog });
+  await app.register(cookie);
+  app.decorate('account', ctx);
+  const rl = config.rateLimit;
+  const registered = registerOperations(app, {
+    deployable: 'account',
+    implementations: accountRoutes,
+    authenticate: authenticateAccount,
+    enabledOperations: config.enabledOperations.filter((id) => id.startsWith('A')),
+    guards: { originGuard },
+    rateLimits: {
+      critical: ipBucket(ctx.limiter, 'critical', rl.critical, rl.criticalDuration, rl.criticalEnabled),
+      refresh: ipBucket(ctx.limiter, 'refresh', rl.refresh, rl.refreshDuration, rl.criticalEnabled),
+    },
+  });
+  installOpsEndpoints(app, {
+    name: 'account',
+    readiness: {
+      database: () => ctx.database.ping(),
+      ...(runtime.redis ? { redis: async () => void (await runtime.redis!.ping()) } : {}),
+    },
+    openapi: () => buildOpenApi('Account API', registered),
+  });
+  const purge = setInterval(() => ctx.services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed')), 3600_000);
+  purge.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(purge);
+    await ctx.database.close();
+  });
+  return { app, ctx };
+}
+
+/** The registered account operations without opening anything (for the manifest). */
+export function accountOperations() {
+  return operationsOf('account', accountRoutes);
+}

@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import type { Database } from '../kit/db/index.js';
+import type { Bus } from '../kit/cache/bus.js';
+import type { RateLimiter } from '../kit/ratelimit/index.js';
+import type { AccountDB } from './db.js';
+import type { UsersService } from './users/service.js';
+import type { SessionsService } from './sessions/service.js';
+import type { LoginService } from './login/service.js';
+import type { UserRow } from './users/store.js';
+
+/** What a login needs after the first factor passed: a session, or a second-step challenge. */
+export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
+
+/**
+ * Seams later features fill in: email codes (registration) and the second-factor branch of every login.
+ * Each is optional; without it the feature behaves as if switched off.
+ */
+export interface AccountHooks {
+  consumeEmailCode?: (purpose: string, email: string, code: string) => Promise<boolean>;
+  /** Returns a verification challenge when the user has a second factor, else null (log in directly). */
+  secondFactor?: (user: UserRow, loginMethod: string) => Promise<PrimaryLoginOutcome>;
+}
+
+export interface AccountServices {
+  users: UsersService;
+  sessions: SessionsService;
+  login: LoginService;
+}
+
+export interface AccountContext {
+  config: Config;
+  database: Database<AccountDB>;
+  log: Logger;
+  bus: Bus;
+  limiter: RateLimiter;
+  /** SESSION_SECRET (or the generated one kept in DATA_DIR). */
+  secret: string;
+  hooks: AccountHooks;
+  services: AccountServices;
+  /** Drops cached state of a user on every instance (role, status or auth version changed). */
+  invalidateUser(userId: number): Promise<void>;
+  /** Drops cached state of one session on every instance. */
+  invalidateSession(sid: string): Promise<void>;
+}
+
+/** The authenticated caller of an account request. */
+export interface AccountIdentity {
+  userId: number;
+  role: number;
+  /** Set for a browser login session (access token); absent for a personal access token. */
+  sid?: string;
+  authVersion: number;
+  via: 'access_token' | 'personal_token';
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    account: AccountContext;
+  }
+  interface FastifyRequest {
+    accountIdentity?: AccountIdentity;
+  }
+}
+
+export function accountOf(req: FastifyRequest): AccountContext {
+  return req.server.account;
+}

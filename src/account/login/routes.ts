@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { ok } from '../../kit/http/envelope.js';
+import { accountOf } from '../context.js';
+import { clientInfo, sendSession } from '../sessions/http.js';
+
+const loginBody = Type.Object({
+  username: Type.Optional(Type.String({ maxLength: 254 })),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  password_encrypted: Type.Optional(Type.String({ maxLength: 4096 })),
+  encryption_key_id: Type.Optional(Type.String({ maxLength: 128 })),
+});
+
+export const loginRoutes = [
+  implement('A25', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Optional(loginBody) },
+    handler: async (req, reply) => {
+      const outcome = await accountOf(req).services.login.passwordLogin(req.body ?? {}, clientInfo(req));
+      if (outcome.kind === 'challenge') return ok(outcome.data);
+      return sendSession(req, reply, outcome.issued);
+    },
+  }),
+
+  implement('A27', {
+    handler: async (req) => ok(await accountOf(req).services.login.encryptionKey()),
+  }),
+];

@@ -1,0 +1,14 @@
+import type { Migration } from 'kysely';
+import type { DialectName } from '../../kit/db/index.js';
+import { core } from './0001_core.js';
+
+/**
+ * Account migrations, applied in name order at start. Each feature area takes its own number range so
+ * parallel work does not collide: 0001–0099 core, 0100–0199 second factor and passkeys,
+ * 0200–0299 email and OAuth.
+ */
+export function accountMigrations(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001_core': core(dialect),
+  };
+}

@@ -1,0 +1,301 @@
+import crypto from 'node:crypto';
+import { AppError } from '../../kit/http/errors.js';
+import { TtlCache } from '../../kit/cache/ttl-cache.js';
+import { deriveKey, hmac, safeEqual, sha256 } from '../../kit/crypto/tokens.js';
+import { randomToken } from '../../kit/crypto/tokens.js';
+import { nowSeconds, USER_STATUS } from '../db.js';
+import { usersStore, type UserRow } from '../users/store.js';
+import { sessionsStore, type SessionRow } from './store.js';
+import { createAccessTokens } from './tokens.js';
+import type { AccountContext, AccountIdentity } from '../context.js';
+
+export const SESSION_LIST_LIMIT = 100;
+/** How long cached session and user state may be served before it is read again (cross-instance bound). */
+export const STATE_CACHE_MS = 1000;
+
+export interface ClientInfo {
+  ip: string;
+  userAgent: string;
+}
+
+export interface IssuedSession {
+  session: SessionRow;
+  user: UserRow;
+  refreshToken: string;
+  accessToken: string;
+  accessExpiresAt: number;
+}
+
+type SessionState = Pick<SessionRow, 'user_id' | 'status' | 'user_auth_version' | 'expires_at'> | null;
+type UserState = Pick<UserRow, 'role' | 'status' | 'auth_version'> | null;
+
+/** Splits a refresh cookie `<sid>.<secret>`; null when malformed. */
+export function parseRefreshToken(value: string | undefined): { sid: string; secret: string } | null {
+  if (!value) return null;
+  const m = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{20,128})$/.exec(value);
+  return m ? { sid: m[1], secret: m[2] } : null;
+}
+
+export function sessionView(s: SessionRow, currentSid?: string) {
+  return {
+    sid: s.sid,
+    current: s.sid === currentSid,
+    login_method: s.login_method,
+    ip: s.ip,
+    user_agent: s.user_agent,
+    created_at: Number(s.created_at),
+    last_active_at: Number(s.last_active_at),
+    expires_at: Number(s.expires_at),
+  };
+}
+
+export function createSessionsService(ctx: AccountContext) {
+  const { db, dialect } = ctx.database;
+  const cfg = ctx.config.sessions;
+  const tokens = createAccessTokens(ctx.secret, cfg.accessTokenTtlSeconds);
+  const refreshKey = deriveKey(ctx.secret, 'refresh');
+  const rotateKey = deriveKey(ctx.secret, 'refresh-rotate');
+  const sessionCache = new TtlCache<string, SessionState>(STATE_CACHE_MS, 50000);
+  const userCache = new TtlCache<number, UserState>(STATE_CACHE_MS, 50000);
+
+  const hashSecret = (secret: string) => hmac(refreshKey, secret);
+  // Deterministic successor: two tabs refreshing the same token at once compute the same next token.
+  const successor = (sid: string, secret: string) => hmac(rotateKey, `${sid}.${secret}`);
+
+  async function signAccess(session: SessionRow) {
+    const { token, expiresAt } = await tokens.sign({
+      userId: Number(session.user_id),
+      sid: session.sid,
+      uv: session.user_auth_version,
+      sv: session.version,
+    });
+    return { accessToken: token, accessExpiresAt: expiresAt };
+  }
+
+  async function revokeAndForget(sids: string[], reason: string): Promise<string[]> {
+    const revoked = await sessionsStore.revoke(db, sids, reason, nowSeconds());
+    for (const sid of revoked) await ctx.invalidateSession(sid);
+    return revoked;
+  }
+
+  async function sessionState(sid: string): Promise<SessionState> {
+    let s = sessionCache.get(sid);
+    if (s === undefined) {
+      const row = await sessionsStore.bySid(db, sid);
+      s = row ? { user_id: Number(row.user_id), status: row.status, user_auth_version: row.user_auth_version, expires_at: Number(row.expires_at) } : null;
+      sessionCache.set(sid, s);
+    }
+    return s;
+  }
+
+  async function userState(userId: number): Promise<UserState> {
+    let u = userCache.get(userId);
+    if (u === undefined) {
+      const row = await usersStore.byId(db, userId);
+      u = row ? { role: row.role, status: row.status, auth_version: row.auth_version } : null;
+      userCache.set(userId, u);
+    }
+    return u;
+  }
+
+  return {
+    tokens,
+
+    forgetUser(userId: number) {
+      userCache.delete(userId);
+    },
+    forgetSession(sid: string) {
+      sessionCache.delete(sid);
+    },
+
+    /**
+     * Creates a login session under the caps: the issuance window first (429), then the active cap
+     * (409, or evicting the least recently active sessions with policy evict_oldest). The user row is
+     * locked for the transaction, so the caps hold exactly under concurrent logins.
+     */
+    async issue(user: UserRow, loginMethod: string, client: ClientInfo): Promise<IssuedSession> {
+      const sid = crypto.randomUUID();
+      const secret = randomToken(48);
+      const evicted: string[] = [];
+      const session = await db.transaction().execute(async (trx) => {
+        const now = nowSeconds();
+        await usersStore.lock(trx, Number(user.id), dialect);
+        const issued = await sessionsStore.countIssuedSince(trx, Number(user.id), now - cfg.issuanceWindowSeconds);
+        if (issued >= cfg.issuanceLimit) throw new AppError('AUTH_SESSION_ISSUANCE_LIMIT');
+        const active = await sessionsStore.countActive(trx, Number(user.id), now);
+        if (active >= cfg.activeLimit) {
+          if (cfg.limitPolicy === 'reject') throw new AppError('AUTH_SESSION_LIMIT');
+          const victims = await sessionsStore.oldestActive(trx, Number(user.id), now, active - cfg.activeLimit + 1);
+          evicted.push(...(await sessionsStore.revoke(trx, victims.map((v) => v.sid), 'evicted_by_limit', now)));
+        }
+        const row: SessionRow = {
+          sid,
+          user_id: Number(user.id),
+          version: 1,
+          user_auth_version: user.auth_version,
+          status: 'active',
+          refresh_hash: hashSecret(secret),
+          previous_refresh_hash: null,
+          previous_valid_until: null,
+          login_method: loginMethod.slice(0, 64),
+          ip: client.ip.slice(0, 64),
+          user_agent: client.userAgent.slice(0, 512),
+          created_at: now,
+          last_active_at: now,
+          expires_at: now + cfg.sessionTtlSeconds,
+          revoked_at: null,
+          revoked_reason: null,
+        };
+        await sessionsStore.insert(trx, row);
+        return row;
+      });
+      for (const e of evicted) await ctx.invalidateSession(e);
+      return { session, user, refreshToken: `${sid}.${secret}`, ...(await signAccess(session)) };
+    },
+
+    /**
+     * A24: rotates the refresh token. The previous token stays usable for the grace window and then
+     * answers with the same successor; presented after the window, it revokes the session.
+     */
+    async refresh(cookie: string | undefined, expectedSid: string | undefined): Promise<IssuedSession> {
+      const parsed = parseRefreshToken(cookie);
+      if (!parsed) throw new AppError('AUTH_UNAUTHORIZED');
+      if (expectedSid && expectedSid !== parsed.sid) throw new AppError('AUTH_SESSION_MISMATCH');
+      const presented = hashSecret(parsed.secret);
+      type Outcome =
+        | { kind: 'ok'; session: SessionRow; user: UserRow; secret: string }
+        | { kind: 'revoked'; revoke?: string }
+        | { kind: 'unknown' }
+        | { kind: 'race' };
+      const outcome: Outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
+        const now = nowSeconds();
+        const row = await sessionsStore.lockBySid(trx, parsed.sid, dialect);
+        if (!row || row.status !== 'active' || Number(row.expires_at) <= now) return { kind: 'revoked' };
+        const user = await usersStore.byId(trx, Number(row.user_id));
+        if (!user || user.status !== USER_STATUS.enabled || user.auth_version !== row.user_auth_version) {
+          return { kind: 'revoked', revoke: 'user_security_changed' };
+        }
+        if (safeEqual(presented, row.refresh_hash)) {
+          const next = successor(row.sid, parsed.secret);
+          const until = now + cfg.refreshReuseGraceSeconds;
+          if (!(await sessionsStore.rotate(trx, row.sid, row.refresh_hash, hashSecret(next), until, now))) return { kind: 'race' };
+          return { kind: 'ok', session: { ...row, refresh_hash: hashSecret(next), last_active_at: now }, user, secret: next };
+        }
+        if (row.previous_refresh_hash && safeEqual(presented, row.previous_refresh_hash)) {
+          if (now > Number(row.previous_valid_until ?? 0)) return { kind: 'revoked', revoke: 'refresh_reuse' };
+          const next = successor(row.sid, parsed.secret);
+          if (safeEqual(hashSecret(next), row.refresh_hash)) return { kind: 'ok', session: row, user, secret: next };
+          return { kind: 'race' };
+        }
+        return { kind: 'unknown' };
+      });
+      if (outcome.kind === 'ok') {
+        return {
+          session: outcome.session,
+          user: outcome.user,
+          refreshToken: `${outcome.session.sid}.${outcome.secret}`,
+          ...(await signAccess(outcome.session)),
+        };
+      }
+      if (outcome.kind === 'revoked') {
+        if (outcome.revoke) await revokeAndForget([parsed.sid], outcome.revoke);
+        throw new AppError('AUTH_SESSION_REVOKED');
+      }
+      if (outcome.kind === 'race') throw new AppError('AUTH_REFRESH_RACE');
+      throw new AppError('AUTH_UNAUTHORIZED');
+    },
+
+    /**
+     * A23: revokes exactly one session, named by a bearer access token (even an expired one) or by the
+     * refresh cookie. Returns which session was revoked and whether the cookie belongs to it.
+     */
+    async logout(input: { bearer?: string; cookie?: string; expectedSid?: string }) {
+      const parsed = parseRefreshToken(input.cookie);
+      if (input.bearer) {
+        const v = await tokens.verify(input.bearer, { ignoreExpiry: true });
+        if (v.ok) {
+          const sid = v.claims.sid;
+          if (input.expectedSid && input.expectedSid !== sid) throw new AppError('AUTH_SESSION_MISMATCH');
+          const row = await sessionsStore.bySid(db, sid);
+          if (row && Number(row.user_id) === v.claims.userId) await revokeAndForget([sid], 'logout');
+          return { revokedSid: sid, clearCookie: parsed?.sid === sid };
+        }
+      }
+      if (!parsed) return { revokedSid: null, clearCookie: true };
+      if (input.expectedSid && input.expectedSid !== parsed.sid) throw new AppError('AUTH_SESSION_MISMATCH');
+      const row = await sessionsStore.bySid(db, parsed.sid);
+      const presented = hashSecret(parsed.secret);
+      const matches =
+        row &&
+        (safeEqual(presented, row.refresh_hash) ||
+          (row.previous_refresh_hash !== null &&
+            safeEqual(presented, row.previous_refresh_hash) &&
+            nowSeconds() <= Number(row.previous_valid_until ?? 0)));
+      if (!matches) return { revokedSid: null, clearCookie: true };
+      await revokeAndForget([parsed.sid], 'logout');
+      return { revokedSid: parsed.sid, clearCookie: true };
+    },
+
+    /** Resolves a bearer credential to the caller; throws the reference's 401 codes. */
+    async authenticate(credential: string): Promise<AccountIdentity> {
+      if (tokens.looksLikeJwt(credential)) {
+        const v = await tokens.verify(credential);
+        if (!v.ok) throw new AppError(v.reason === 'expired' ? 'AUTH_TOKEN_EXPIRED' : 'AUTH_UNAUTHORIZED');
+        const { userId, sid, uv } = v.claims;
+        const s = await sessionState(sid);
+        if (!s || s.status !== 'active' || s.expires_at <= nowSeconds() || s.user_id !== userId || s.user_auth_version !== uv) {
+          throw new AppError('AUTH_SESSION_REVOKED');
+        }
+        const u = await userState(userId);
+        if (!u) throw new AppError('AUTH_SESSION_REVOKED');
+        if (u.status !== USER_STATUS.enabled) throw new AppError('AUTH_USER_DISABLED');
+        if (u.auth_version !== uv) throw new AppError('AUTH_SESSION_REVOKED');
+        return { userId, role: u.role, sid, authVersion: uv, via: 'access_token' };
+      }
+      const user = await usersStore.byAccessTokenHash(db, sha256(credential));
+      if (!user) throw new AppError('AUTH_UNAUTHORIZED');
+      if (user.status !== USER_STATUS.enabled) throw new AppError('AUTH_USER_DISABLED');
+      return { userId: Number(user.id), role: user.role, authVersion: user.auth_version, via: 'personal_token' };
+    },
+
+    /** A43: the caller's visible sessions, current first, then most recently active. */
+    async list(identity: AccountIdentity) {
+      const rows = await sessionsStore.listVisible(db, identity.userId, identity.authVersion, nowSeconds(), SESSION_LIST_LIMIT);
+      const views = rows.map((r) => sessionView(r as SessionRow, identity.sid));
+      return [...views.filter((v) => v.current), ...views.filter((v) => !v.current)];
+    },
+
+    /** A44: revokes one of the caller's own active sessions (404 for anything else). */
+    async revokeOwn(identity: AccountIdentity, sid: string) {
+      const row = await sessionsStore.bySid(db, sid);
+      if (!row || Number(row.user_id) !== identity.userId || row.status !== 'active' || Number(row.expires_at) <= nowSeconds()) {
+        throw new AppError('AUTH_SESSION_NOT_FOUND');
+      }
+      const revoked = await revokeAndForget([sid], 'user_revoked');
+      if (revoked.length === 0) throw new AppError('AUTH_SESSION_NOT_FOUND');
+      return { revoked_sid: sid, current: sid === identity.sid };
+    },
+
+    /** A45: revokes every other active session of the caller, including ones of older auth versions. */
+    async revokeOthers(identity: AccountIdentity) {
+      const revoked = await sessionsStore.revokeAllOf(db, identity.userId, identity.sid ?? null, 'user_revoked_others', nowSeconds());
+      for (const sid of revoked) await ctx.invalidateSession(sid);
+      return revoked.length;
+    },
+
+    /** Revokes every session of a user (password reset, admin actions, security changes). */
+    async revokeAllOfUser(userId: number, reason: string, keepSid: string | null = null) {
+      const revoked = await sessionsStore.revokeAllOf(db, userId, keepSid, reason, nowSeconds());
+      for (const sid of revoked) await ctx.invalidateSession(sid);
+      return revoked.length;
+    },
+
+    /** Removes revoked and expired rows past the retention (7 days, or the issuance window if longer). */
+    async purge() {
+      const retention = Math.max(7 * 86400, cfg.issuanceWindowSeconds);
+      await sessionsStore.purge(db, nowSeconds() - retention);
+    },
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

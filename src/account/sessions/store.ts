@@ -1,0 +1,116 @@
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { AccountDB, UserSessionsTable } from '../db.js';
+
+export type SessionRow = Selectable<UserSessionsTable>;
+type Db = Kysely<AccountDB> | Transaction<AccountDB>;
+
+/** SQL for login sessions. */
+export const sessionsStore = {
+  bySid(db: Db, sid: string) {
+    return db.selectFrom('user_sessions').selectAll().where('sid', '=', sid).executeTakeFirst();
+  },
+
+  async lockBySid(trx: Transaction<AccountDB>, sid: string, dialect: string) {
+    const q = trx.selectFrom('user_sessions').selectAll().where('sid', '=', sid);
+    return (dialect === 'sqlite' ? q : q.forUpdate()).executeTakeFirst();
+  },
+
+  async countActive(db: Db, userId: number, now: number): Promise<number> {
+    const r = await db
+      .selectFrom('user_sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  },
+
+  async countIssuedSince(db: Db, userId: number, since: number): Promise<number> {
+    const r = await db
+      .selectFrom('user_sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('created_at', '>', since)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  },
+
+  /** Active sessions, least recently active first. */
+  oldestActive(db: Db, userId: number, now: number, limit: number) {
+    return db
+      .selectFrom('user_sessions')
+      .select(['sid'])
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .where('expires_at', '>', now)
+      .orderBy('last_active_at', 'asc')
+      .orderBy('created_at', 'asc')
+      .limit(limit)
+      .execute();
+  },
+
+  async insert(db: Db, row: Insertable<UserSessionsTable>) {
+    await db.insertInto('user_sessions').values(row).execute();
+  },
+
+  /** Rotates only if the stored hash is still `expected` (compare-and-swap); true when it did. */
+  async rotate(db: Db, sid: string, expected: string, next: string, previousValidUntil: number, now: number) {
+    const r = await db
+      .updateTable('user_sessions')
+      .set({ refresh_hash: next, previous_refresh_hash: expected, previous_valid_until: previousValidUntil, last_active_at: now })
+      .where('sid', '=', sid)
+      .where('status', '=', 'active')
+      .where('refresh_hash', '=', expected)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  },
+
+  /** Revokes the given active sessions; returns the sids actually revoked. */
+  async revoke(db: Db, sids: string[], reason: string, now: number): Promise<string[]> {
+    if (sids.length === 0) return [];
+    const rows = await db
+      .updateTable('user_sessions')
+      .set({ status: 'revoked', revoked_at: now, revoked_reason: reason })
+      .where('sid', 'in', sids)
+      .where('status', '=', 'active')
+      .returning('sid')
+      .execute();
+    return rows.map((r) => r.sid);
+  },
+
+  /** Revokes every active session of a user except `keepSid`; returns the sids revoked. */
+  async revokeAllOf(db: Db, userId: number, keepSid: string | null, reason: string, now: number): Promise<string[]> {
+    let q = db
+      .updateTable('user_sessions')
+      .set({ status: 'revoked', revoked_at: now, revoked_reason: reason })
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active');
+    if (keepSid) q = q.where('sid', '!=', keepSid);
+    const rows = await q.returning('sid').execute();
+    return rows.map((r) => r.sid);
+  },
+
+  /** Visible sessions of a user: active, unexpired, of the current auth version. */
+  listVisible(db: Db, userId: number, authVersion: number, now: number, limit: number) {
+    return db
+      .selectFrom('user_sessions')
+      .select(['sid', 'login_method', 'ip', 'user_agent', 'created_at', 'last_active_at', 'expires_at'])
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .where('expires_at', '>', now)
+      .where('user_auth_version', '=', authVersion)
+      .orderBy('last_active_at', 'desc')
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+  },
+
+  /** Deletes revoked and expired rows older than `before`. */
+  async purge(db: Db, before: number) {
+    await db
+      .deleteFrom('user_sessions')
+      .where((eb) => eb.or([eb('expires_at', '<', before), eb.and([eb('status', '=', 'revoked'), eb('revoked_at', '<', before)])]))
+      .execute();
+  },
+};

@@ -1,0 +1,139 @@
+import crypto from 'node:crypto';
+import { AppError } from '../../kit/http/errors.js';
+import { hashPassword } from '../../kit/crypto/password.js';
+import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
+import { isUniqueViolation } from '../../kit/db/index.js';
+import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
+import { usersStore, type UserRow } from './store.js';
+import type { AccountContext } from '../context.js';
+
+export const USERNAME_MAX = 20;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+export const EMAIL_MAX = 50;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The safe self view of a user: never a hash, token or internal note. */
+export function selfView(u: UserRow) {
+  return {
+    id: Number(u.id),
+    username: u.username,
+    display_name: u.display_name,
+    role: u.role,
+    status: u.status,
+    email: u.email ?? '',
+    group: u.group,
+    aff_code: u.aff_code,
+    inviter_id: u.inviter_id ?? 0,
+  };
+}
+
+export interface RegisterInput {
+  username?: string;
+  password?: string;
+  email?: string;
+  verification_code?: string;
+  aff_code?: string;
+}
+
+function affCode(): string {
+  return crypto.randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
+}
+
+/** Returns a validation failure text for a password, or null when acceptable. */
+export function passwordProblem(password: string): string | null {
+  const n = [...password].length;
+  if (n < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters`;
+  if (n > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters`;
+  return null;
+}
+
+export function createUsersService(ctx: AccountContext) {
+  const { db } = ctx.database;
+
+  async function insertUser(input: {
+    username: string;
+    password: string | null;
+    email?: string | null;
+    role?: number;
+    inviterId?: number | null;
+    displayName?: string;
+  }): Promise<number> {
+    const passwordHash = input.password === null ? null : await hashPassword(input.password);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await usersStore.insert(db, {
+          username: input.username,
+          display_name: input.displayName ?? input.username,
+          email: input.email || null,
+          password_hash: passwordHash,
+          role: input.role ?? ROLE.user,
+          status: USER_STATUS.enabled,
+          group: 'default',
+          aff_code: affCode(),
+          inviter_id: input.inviterId ?? null,
+          auth_version: 1,
+          access_token_hash: null,
+          created_at: nowSeconds(),
+          deleted_at: null,
+        });
+      } catch (e) {
+        if (!isUniqueViolation(e)) throw e;
+        if (await usersStore.byUsername(db, input.username)) throw new AppError('USERNAME_TAKEN');
+        if (input.email && (await usersStore.byEmail(db, input.email))) throw new AppError('EMAIL_TAKEN');
+        if (attempt >= 3) throw e; // aff_code collided repeatedly: not expected with 48 random bits
+      }
+    }
+  }
+
+  return {
+    insertUser,
+
+    /** A41: self-registration with the reference's switches and validation. */
+    async register(input: RegisterInput): Promise<number> {
+      if (!ctx.config.registerEnabled) throw new AppError('REGISTER_DISABLED');
+      if (!ctx.config.passwordRegisterEnabled) throw new AppError('PASSWORD_REGISTER_DISABLED');
+      const username = (input.username ?? '').trim();
+      const password = input.password ?? '';
+      const email = (input.email ?? '').trim().toLowerCase();
+      const invalid = (detail: string) => new AppError('REGISTER_INVALID_INPUT', { params: { detail } });
+      if (!username) throw invalid('username is required');
+      if ([...username].length > USERNAME_MAX) throw invalid(`username must be at most ${USERNAME_MAX} characters`);
+      if (/[\s@]/.test(username)) throw invalid('username must not contain spaces or @');
+      const problem = passwordProblem(password);
+      if (problem) throw invalid(problem);
+      if (email && (email.length > EMAIL_MAX || !EMAIL.test(email))) throw invalid('email is not a valid address');
+      if (ctx.config.emailVerificationEnabled) {
+        if (!email || !input.verification_code) throw new AppError('REGISTER_EMAIL_VERIFICATION_REQUIRED');
+        const accepted = ctx.hooks.consumeEmailCode
+          ? await ctx.hooks.consumeEmailCode('register', email, input.verification_code)
+          : false;
+        if (!accepted) throw new AppError('REGISTER_VERIFICATION_CODE_INVALID');
+      }
+      let inviterId: number | null = null;
+      if (input.aff_code) inviterId = (await usersStore.byAffCode(db, input.aff_code.trim()))?.id ?? null;
+      return insertUser({ username, password, email: email || null, inviterId });
+    },
+
+    async byUsernameOrThrow(username: string): Promise<UserRow> {
+      const u = await usersStore.byUsername(db, username);
+      if (!u || u.deleted_at) throw new Error(`user "${username}" not found`);
+      return u;
+    },
+
+    /** Changes role or status; every session of the user stops working at once. */
+    async setSecurity(userId: number, patch: { role?: number; status?: number }) {
+      await usersStore.updateSecurity(db, userId, patch);
+      await ctx.invalidateUser(userId);
+    },
+
+    /** Issues a personal access token (shown once, stored as a hash). */
+    async createAccessToken(userId: number): Promise<string> {
+      const token = 'pat_' + randomToken(24);
+      await usersStore.setAccessTokenHash(db, userId, sha256(token));
+      return token;
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+
+/**
+ * Typed configuration read from the environment. Every variable is listed in docs/configuration.md;
+ * a bad value fails start-up with a message naming the variable.
+ */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, def: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? def : v;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return def;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${v}"`);
+}
+
+function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = env[name];
+  if (v === undefined || v === '') return def;
+  if (!/^-?\d+$/.test(v.trim())) throw new ConfigError(`${name} must be an integer, got "${v}"`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function list(env: Env, name: string): string[] {
+  return str(env, name, '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readonly T[]): T {
+  const v = str(env, name, def) as T;
+  if (!allowed.includes(v)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v;
+}
+
+function databaseUrl(env: Env, name: string, dataDir: string, file: string): string {
+  const v = str(env, name, '');
+  if (!v) return `sqlite://${path.join(dataDir, file)}`;
+  if (!/^(sqlite|postgres|postgresql|mysql):\/\//.test(v)) {
+    throw new ConfigError(`${name} must start with sqlite://, postgres:// or mysql://`);
+  }
+  return v;
+}
+
+function origins(env: Env, name: string): string[] {
+  const values = list(env, name);
+  for (const o of values) {
+    let u: URL;
+    try {
+      u = new URL(o);
+    } catch {
+      throw new ConfigError(`${name} must be a comma list of exact origins, "${o}" is not a URL`);
+    }
+    if (u.origin !== o) throw new ConfigError(`${name} must list exact origins (scheme://host[:port]), got "${o}"`);
+  }
+  return values;
+}
+
+export const SERVICES = ['account', 'gateway', 'edge'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export function loadConfig(env: Env = process.env) {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
+  const services = list(env, 'SERVICES').length ? list(env, 'SERVICES') : ['account', 'gateway'];
+  for (const s of services) {
+    if (!SERVICES.includes(s as ServiceName)) throw new ConfigError(`SERVICES: unknown service "${s}"`);
+  }
+  const redisUrl = str(env, 'REDIS_URL', '');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  const sessionSecret = str(env, 'SESSION_SECRET', '');
+  if (production && !sessionSecret) throw new ConfigError('SESSION_SECRET is required when NODE_ENV=production');
+  if (sessionSecret && sessionSecret.length < 32) throw new ConfigError('SESSION_SECRET must be at least 32 characters');
+  const gatewaySecretKey = str(env, 'GATEWAY_SECRET_KEY', '');
+  if (gatewaySecretKey && !/^[0-9a-fA-F]{64}$/.test(gatewaySecretKey)) {
+    throw new ConfigError('GATEWAY_SECRET_KEY must be 64 hex characters (32 bytes)');
+  }
+
+  return {
+    production,
+    services: services as ServiceName[],
+    dataDir,
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    account: {
+      host: str(env, 'ACCOUNT_HOST', '0.0.0.0'),
+      port: int(env, 'ACCOUNT_PORT', 3000, 0, 65535),
+      databaseUrl: databaseUrl(env, 'ACCOUNT_DATABASE_URL', dataDir, 'account.sqlite'),
+    },
+    gateway: {
+      host: str(env, 'GATEWAY_HOST', '127.0.0.1'),
+      port: int(env, 'GATEWAY_PORT', 3001, 0, 65535),
+      databaseUrl: databaseUrl(env, 'GATEWAY_DATABASE_URL', dataDir, 'gateway.sqlite'),
+      secretKey: gatewaySecretKey,
+    },
+    edge: {
+      host: str(env, 'EDGE_HOST', '127.0.0.1'),
+      port: int(env, 'EDGE_PORT', 3002, 0, 65535),
+      admissionMode: oneOf(env, 'PUBLIC_ADMISSION_MODE', 'disabled', ['disabled', 'controlled'] as const),
+    },
+    redisUrl,
+    sessionSecret,
+    sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', false),
+    sessionTrustedOrigins: origins(env, 'SESSION_TRUSTED_ORIGINS'),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    passwordLoginEnabled: bool(env, 'PASSWORD_LOGIN_ENABLED', true),
+    passwordLoginEncryptionEnabled: bool(env, 'PASSWORD_LOGIN_ENCRYPTION_ENABLED', false),
+    registerEnabled: bool(env, 'REGISTER_ENABLED', true),
+    passwordRegisterEnabled: bool(env, 'PASSWORD_REGISTER_ENABLED', true),
+    emailVerificationEnabled: bool(env, 'EMAIL_VERIFICATION_ENABLED', false),
+    sessions: {
+      activeLimit: int(env, 'USER_SESSION_ACTIVE_LIMIT', 50, 1),
+      issuanceLimit: int(env, 'USER_SESSION_ISSUANCE_LIMIT', 100, 1),
+      issuanceWindowSeconds: int(env, 'USER_SESSION_ISSUANCE_WINDOW_SECONDS', 86400, 1),
+      limitPolicy: oneOf(env, 'USER_SESSION_LIMIT_POLICY', 'reject', ['reject', 'evict_oldest'] as const),
+      accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86400),
+      sessionTtlSeconds: int(env, 'SESSION_TTL_SECONDS', 2592000, 60),
+      refreshReuseGraceSeconds: int(env, 'REFRESH_REUSE_GRACE_SECONDS', 30, 0, 3600),
+    },
+    rateLimit: {
+      criticalEnabled: bool(env, 'CRITICAL_RATE_LIMIT_ENABLED', true),
+      critical: int(env, 'CRITICAL_RATE_LIMIT', 20, 1),
+      criticalDuration: int(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
+      refresh: int(env, 'AUTH_REFRESH_RATE_LIMIT', 120, 1),
+      refreshDuration: int(env, 'AUTH_REFRESH_RATE_LIMIT_DURATION', 1200, 1),
+    },
+    enabledOperations: list(env, 'ENABLED_OPERATIONS'),
+    explicitIdentity: bool(env, 'EXPLICIT_IDENTITY', false),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 262144, 1024, 64 * 1024 * 1024),
+    securityProofTtlSeconds: int(env, 'SECURITY_PROOF_TTL_SECONDS', 300, 10, 3600),
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+/**
+ * Returns a secret kept in DATA_DIR (created once with mode 0600) so restarts keep sessions valid.
+ */
+export function persistentSecret(dataDir: string, file: string, bytes = 32): string {
+  const p = path.join(dataDir, file);
+  try {
+    return fs.readFileSync(p, 'utf8').trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const value = crypto.randomBytes(bytes).toString('hex');
+  try {
+    fs.writeFileSync(p, value + '\n', { mode: 0o600, flag: 'wx' });
+    return value;
+  } catch (e) {
+    // Another process created it first: use theirs.
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(p, 'utf8').trim();
+    throw e;
+  }
+}

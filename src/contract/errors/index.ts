@@ -1,0 +1,18 @@
+import { kitErrors, type ErrorCatalog } from '../../kit/http/errors.js';
+import { accountErrors } from './account.js';
+
+const parts: ErrorCatalog[] = [kitErrors, accountErrors];
+
+function merge(list: ErrorCatalog[]): ErrorCatalog {
+  const all: ErrorCatalog = {};
+  for (const part of list) {
+    for (const [code, def] of Object.entries(part)) {
+      if (all[code]) throw new Error(`error code ${code} is declared twice`);
+      all[code] = def;
+    }
+  }
+  return all;
+}
+
+/** The one error catalog: every failure code with its HTTP status and messages (English, Chinese). */
+export const errorCatalog = merge(parts);

@@ -1,0 +1,99 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../kit/http/errors.js';
+import { operations } from './operations.js';
+import type { Deployable, OperationImpl, OperationSpec, OperationState } from './types.js';
+
+/** A registered operation: SPEC declaration plus its implementation when built. */
+export interface RegisteredOperation {
+  spec: OperationSpec;
+  impl?: OperationImpl<any>;
+  state: OperationState;
+}
+
+export interface RateLimitBucket {
+  /** 'ip' buckets run before authentication, 'user' buckets after it. */
+  per: 'ip' | 'user';
+  check(req: FastifyRequest): Promise<void>;
+}
+
+export interface DeployableWiring {
+  deployable: Deployable;
+  implementations: OperationImpl<any>[];
+  /** Authenticates the request for the operation's auth class; throws AppError when it must not pass. */
+  authenticate(req: FastifyRequest, spec: OperationSpec): Promise<void>;
+  rateLimits: Record<string, RateLimitBucket>;
+  /** SPEC ids to serve; empty = all. Others answer 404 OPERATION_DISABLED. */
+  enabledOperations: string[];
+  /** Runs before authentication (for example the origin guard). */
+  guards?: Partial<Record<'originGuard', (req: FastifyRequest) => Promise<void>>>;
+}
+
+/** Joins the declarations of one deployable with their implementations. Duplicate ids or routes throw. */
+export function operationsOf(deployable: Deployable, implementations: OperationImpl<any>[]): RegisteredOperation[] {
+  const byId = new Map<string, OperationImpl<any>>();
+  for (const impl of implementations) {
+    if (byId.has(impl.id)) throw new Error(`operation ${impl.id} is implemented twice`);
+    byId.set(impl.id, impl);
+  }
+  const specs = operations.filter((o) => o.deployable === deployable);
+  for (const id of byId.keys()) {
+    if (!specs.some((s) => s.id === id)) throw new Error(`operation ${id} is implemented but not declared for ${deployable}`);
+  }
+  assertNoRouteConflicts(specs);
+  return specs.map((spec) => {
+    const impl = byId.get(spec.id);
+    return { spec, impl, state: impl ? 'implemented' : 'planned' };
+  });
+}
+
+/** Start-up refuses two operations on the same method and path (trailing slashes are ignored). */
+export function assertNoRouteConflicts(specs: Pick<OperationSpec, 'id' | 'method' | 'path'>[]): void {
+  const seen = new Map<string, string>();
+  for (const s of specs) {
+    const key = `${s.method} ${s.path.replace(/\/+$/, '') || '/'}`.replace(/:\w+/g, ':');
+    const other = seen.get(key);
+    if (other) throw new Error(`route conflict: ${s.id} and ${other} both register ${s.method} ${s.path}`);
+    seen.set(key, s.id);
+  }
+}
+
+function noStore(reply: FastifyReply) {
+  reply.header('Cache-Control', 'no-store');
+}
+
+/** Registers every operation of the deployable on the app, with its guards, limits and auth. */
+export function registerOperations(app: FastifyInstance, wiring: DeployableWiring): RegisteredOperation[] {
+  const registered = operationsOf(wiring.deployable, wiring.implementations);
+  const enabled = new Set(wiring.enabledOperations);
+  for (const op of registered) {
+    const { spec, impl } = op;
+    const disabled = enabled.size > 0 && !enabled.has(spec.id);
+    const ipBuckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b)).filter((b) => b.per === 'ip');
+    const userBuckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b)).filter((b) => b.per === 'user');
+    const originGuard = spec.originGuard ? wiring.guards?.originGuard : undefined;
+    app.route({
+      method: spec.method,
+      url: spec.path,
+      schema: impl?.schema as any,
+      bodyLimit: impl?.bodyLimit,
+      config: { operationId: spec.id },
+      onRequest: async (req, reply) => {
+        if (disabled) throw new AppError('OPERATION_DISABLED', { params: { operation: spec.id } });
+        if (impl?.noStore || spec.deployable === 'account') noStore(reply);
+        for (const b of ipBuckets) await b.check(req);
+        if (originGuard) await originGuard(req);
+        await wiring.authenticate(req, spec);
+        for (const b of userBuckets) await b.check(req);
+        if (!impl) throw new AppError('NOT_IMPLEMENTED', { params: { operation: spec.id } });
+      },
+      handler: async (req, reply) => impl!.handler(req as any, reply),
+    });
+  }
+  return registered;
+}
+
+function bucket(wiring: DeployableWiring, name: string): RateLimitBucket {
+  const b = wiring.rateLimits[name];
+  if (!b) throw new Error(`unknown rate-limit bucket "${name}" on ${wiring.deployable}`);
+  return b;
+}

@@ -1,0 +1,68 @@
+import type { TSchema, Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export type Deployable = 'account' | 'gateway' | 'edge';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/**
+ * SPEC's authentication classes. none: nothing mounted; optional: a customer identity may be present;
+ * customer: customer login identity; browser: customer identity of a browser session (has a sid);
+ * admin: staff (role >= admin on the account side, a staff or service identity on the gateway);
+ * root: root administrator.
+ */
+export type AuthClass = 'none' | 'optional' | 'customer' | 'browser' | 'admin' | 'root';
+
+/** implemented: built and tested; planned: registered, answers 501 NOT_IMPLEMENTED. */
+export type OperationState = 'implemented' | 'planned' | 'disabled' | 'placeholder';
+
+/** One SPEC operation as the product declares it: identity, route and access rule. */
+export interface OperationSpec {
+  id: string;
+  method: HttpMethod;
+  path: string;
+  deployable: Deployable;
+  auth: AuthClass;
+  /** Gateway permission name (authz.*). */
+  permission?: string;
+  /** Security verification scope (SPEC name, e.g. TwoFASetup). */
+  scope?: string;
+  /** Needs a sensitive-operation verification (G10). */
+  verification?: boolean;
+  /** Cookie endpoint behind the origin guard (A23, A24). */
+  originGuard?: boolean;
+  summary: string;
+  /** Set for operations this product adds beyond SPEC (recorded in docs/differences.md). */
+  addition?: boolean;
+}
+
+export interface RouteSchemas {
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+}
+
+type S<T> = T extends TSchema ? Static<T> : unknown;
+
+export type OperationRequest<R extends RouteSchemas> = FastifyRequest<{
+  Body: S<R['body']>;
+  Querystring: S<R['querystring']>;
+  Params: S<R['params']>;
+}>;
+
+/** The implementation of one operation: schemas, limits and a thin handler. */
+export interface OperationImpl<R extends RouteSchemas = RouteSchemas> {
+  id: string;
+  schema?: R;
+  /** Rate-limit buckets of the deployable that apply, in order. */
+  rateLimit?: string[];
+  bodyLimit?: number;
+  /** Adds Cache-Control: no-store (auth responses). */
+  noStore?: boolean;
+  metering?: string;
+  cancellable?: boolean;
+  handler: (req: OperationRequest<R>, reply: FastifyReply) => Promise<unknown>;
+}
+
+export function implement<R extends RouteSchemas>(id: string, impl: Omit<OperationImpl<R>, 'id'>): OperationImpl<R> {
+  return { id, ...impl } as OperationImpl<R>;
+}

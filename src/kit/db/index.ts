@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Migration, Migrator, type MigrationProvider } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Database<DB> {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  /** PostgreSQL schema the tables live in, when the URL named one. */
+  schema?: string;
+  /** Closes the pool or file handle. */
+  close(): Promise<void>;
+  /** A cheap round trip for readiness checks. */
+  ping(): Promise<void>;
+}
+
+// int8 (COUNT(*), BIGINT columns) as JS numbers: every such value here is well below 2^53.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+pg.types.setTypeParser(1700, (v: string) => Number(v));
+
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens a database from a URL: sqlite:///abs/path, sqlite://relative/path, sqlite://:memory: or
+ * postgres://… (optional ?schema=NAME to keep tables in their own schema, created when missing).
+ */
+export async function openDatabase<DB>(url: string, opts: { poolSize?: number } = {}): Promise<Database<DB>> {
+  if (url.startsWith('sqlite://')) {
+    const file = url.slice('sqlite://'.length);
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const handle = new SQLite(file);
+    handle.pragma('journal_mode = WAL');
+    handle.pragma('busy_timeout = 5000');
+    handle.pragma('synchronous = NORMAL');
+    handle.pragma('foreign_keys = ON');
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: handle }) });
+    return {
+      db,
+      dialect: 'sqlite',
+      close: () => db.destroy(),
+      ping: async () => {
+        handle.prepare('select 1').get();
+      },
+    };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const u = new URL(url);
+    const schema = u.searchParams.get('schema');
+    u.searchParams.delete('schema');
+    if (schema && !IDENT.test(schema)) throw new Error('database URL: schema must be a lower-case identifier');
+    if (schema) {
+      const admin = new pg.Client({ connectionString: u.toString() });
+      await admin.connect();
+      try {
+        await admin.query(`create schema if not exists "${schema}"`);
+      } finally {
+        await admin.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: u.toString(),
+      max: opts.poolSize ?? 10,
+      ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+    });
+    pool.on('error', () => {
+      /* a broken idle connection is dropped by the pool; queries report their own errors */
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      schema: schema ?? undefined,
+      close: () => db.destroy(),
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+    };
+  }
+  throw new Error('database URL: only sqlite:// and postgres:// are supported');
+}
+
+/** Applies every pending migration of one deployable, in name order, inside its own bookkeeping tables. */
+export async function migrate(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const migrator = new Migrator({
+    db: database.db,
+    // Kysely looks for its bookkeeping tables across all schemas unless told which one is ours.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+    provider,
+    migrationTableName: `${tablePrefix}_migrations`,
+    migrationLockTableName: `${tablePrefix}_migrations_lock`,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message}`);
+  }
+}
+
+/** Column type helpers that differ between dialects. */
+export function idType(dialect: DialectName) {
+  return dialect === 'postgres' ? 'bigserial' : 'integer';
+}
+
+/** True for a unique-constraint violation on any supported dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string };
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505';
+}

@@ -1,0 +1,124 @@
+import crypto from 'node:crypto';
+import { Ajv } from 'ajv';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  trustProxy: boolean;
+  bodyLimit: number;
+  catalog: ErrorCatalog;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Request log line without the query string or raw URL, which may carry codes and tokens. */
+function requestSummary(req: FastifyRequest) {
+  return {
+    method: req.method,
+    route: req.routeOptions?.url ?? req.url.split('?')[0],
+    ip: req.ip,
+  };
+}
+
+/**
+ * Builds a Fastify instance with the protocol rules every deployable shares: request ids, JSON parsing
+ * that accepts an empty body, the error envelope with stable codes, and never a stack trace.
+ */
+export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: opts.logger as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: opts.trustProxy,
+    bodyLimit: opts.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
+  });
+
+  // Query strings and path parameters arrive as text and are coerced to the declared types; JSON bodies
+  // are checked strictly, so {"password": ["x"]} is a type error rather than a silent conversion.
+  const coercing = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: false, strict: false });
+  const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('INVALID_JSON'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ request: requestSummary(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  const render = (req: FastifyRequest, code: string, params?: Record<string, string | number>) => {
+    const def = opts.catalog[code] ?? opts.catalog.INTERNAL_ERROR;
+    return { status: def.status, message: renderMessage(def, langOf(req.headers['accept-language']), params) };
+  };
+
+  app.setErrorHandler((error: FastifyError | AppError, req, reply) => {
+    let code: string;
+    let params: Record<string, string | number> | undefined;
+    let data: unknown;
+    if (error instanceof AppError) {
+      code = error.code;
+      params = error.options.params;
+      data = error.options.data;
+      if (error.options.headers) reply.headers(error.options.headers);
+      error.options.onReply?.(reply);
+    } else if ((error as FastifyError).validation) {
+      code = 'INVALID_PARAMETERS';
+      const v = (error as FastifyError).validation![0];
+      const field = (v?.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
+        (v?.params as { missingProperty?: string })?.missingProperty || (error as FastifyError).validationContext || 'body';
+      params = { detail: `${field} ${v?.message ?? 'is invalid'}` };
+    } else {
+      switch ((error as FastifyError).code) {
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          code = 'PAYLOAD_TOO_LARGE';
+          break;
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+          code = 'UNSUPPORTED_MEDIA_TYPE';
+          break;
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+          code = 'INVALID_JSON';
+          break;
+        default:
+          if ((error as FastifyError).statusCode && (error as FastifyError).statusCode! < 500) {
+            code = 'INVALID_PARAMETERS';
+            params = { detail: 'malformed request' };
+          } else {
+            code = 'INTERNAL_ERROR';
+            req.log.error({ err: error, request: requestSummary(req) }, 'unhandled error');
+          }
+      }
+    }
+    const { status, message } = render(req, code, params);
+    const body: Record<string, unknown> = { success: false, code, message };
+    if (data !== undefined) body.data = data;
+    reply.header('Cache-Control', 'no-store');
+    return reply.status(status).send(body);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const { status, message } = render(req, 'NOT_FOUND');
+    return reply.status(status).send({ success: false, code: 'NOT_FOUND', message });
+  });
+
+  return app;
+}

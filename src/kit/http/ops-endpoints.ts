@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface OpsEndpointOptions {
+  name: string;
+  /** Each check throws when its dependency is not ready. */
+  readiness: Record<string, () => Promise<void>>;
+  openapi: () => unknown;
+}
+
+/** /healthz, /readyz, /metrics (Prometheus) and /api/openapi.json for one deployable. */
+export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptions): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ deployable: opts.name });
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by operation and status',
+    labelNames: ['operation', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by operation',
+    labelNames: ['operation'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const operation = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? 'other';
+    requests.inc({ operation, status: String(reply.statusCode) });
+    duration.observe({ operation }, reply.elapsedTime / 1000);
+  });
+
+  app.get('/healthz', async () => ({ success: true, message: '', data: { status: 'ok' } }));
+  app.get('/readyz', async (_req, reply) => {
+    const checks: Record<string, string> = {};
+    let ready = true;
+    for (const [name, check] of Object.entries(opts.readiness)) {
+      try {
+        await check();
+        checks[name] = 'ok';
+      } catch {
+        checks[name] = 'unavailable';
+        ready = false;
+      }
+    }
+    reply.status(ready ? 200 : 503);
+    return { success: ready, message: ready ? '' : 'not ready', data: checks };
+  });
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('Content-Type', registry.contentType);
+    return registry.metrics();
+  });
+  const doc = opts.openapi();
+  app.get('/api/openapi.json', async () => doc);
+  return registry;
+}

@@ -1,0 +1,48 @@
+import { ConfigError, loadConfig, type Config } from './config/index.js';
+import { createRuntime } from './runtime.js';
+import { buildAccountApp } from './account/app.js';
+import { buildGatewayApp } from './gateway/app.js';
+import type { FastifyInstance } from 'fastify';
+
+async function start(config: Config) {
+  const runtime = createRuntime(config);
+  const apps: FastifyInstance[] = [];
+  const listeners = { account: config.account, gateway: config.gateway } as const;
+  for (const service of config.services) {
+    if (service === 'edge') {
+      runtime.log.warn('edge: the public admission API is an archived design and is not served (PUBLIC_ADMISSION_MODE is ignored)');
+      continue;
+    }
+    const { app } = service === 'account' ? await buildAccountApp(config, runtime) : await buildGatewayApp(config, runtime);
+    const { host, port } = listeners[service];
+    await app.listen({ host, port });
+    runtime.log.info({ service, host, port }, `${service} listening on http://${host}:${port}`);
+    apps.push(app);
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    runtime.log.info({ signal }, 'shutting down');
+    await Promise.allSettled(apps.map((a) => a.close()));
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(`configuration error: ${e.message}`);
+    process.exit(1);
+  }
+  throw e;
+}
+start(config).catch((e) => {
+  console.error(`start-up failed: ${(e as Error).message}`);
+  process.exit(1);
+});

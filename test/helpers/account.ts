@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import { loadConfig } from '../../src/config/index.js';
+import { createRuntime } from '../../src/runtime.js';
+import { buildAccountApp } from '../../src/account/app.js';
+import { ROLE } from '../../src/account/db.js';
+import { captureLog } from './log-capture.js';
+import { freshSchema, tempDir, type Variant } from './services.js';
+import { Browser } from './http.js';
+
+export const SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789';
+
+export interface AccountServer {
+  url: string;
+  ctx: Awaited<ReturnType<typeof buildAccountApp>>['ctx'];
+  app: Awaited<ReturnType<typeof buildAccountApp>>['app'];
+  log: ReturnType<typeof captureLog>;
+  dataDir: string;
+  browser(): Browser;
+  /** Creates a user directly through the service (password hashed as usual). */
+  createUser(username: string, password: string, opts?: { role?: number; email?: string }): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Share the database of an earlier server (a second instance). */
+  databaseUrl?: string;
+  dataDir?: string;
+}
+
+/**
+ * Starts a real account listener on 127.0.0.1 with a random port, on the variant's database (a fresh
+ * PostgreSQL schema per server unless databaseUrl is given). Rate limits are off unless env turns them on.
+ */
+export async function startAccount(variant: Variant, opts: StartOptions = {}): Promise<AccountServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  let drop = async () => {};
+  let databaseUrl = opts.databaseUrl;
+  if (!databaseUrl) {
+    if (variant.name === 'postgres') {
+      const s = freshSchema(variant.postgresUrl!);
+      databaseUrl = s.url;
+      drop = s.drop;
+    } else {
+      databaseUrl = `sqlite://${dataDir}/account.sqlite`;
+    }
+  }
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ACCOUNT_DATABASE_URL: databaseUrl,
+    SESSION_SECRET,
+    LOG_LEVEL: 'info',
+    CRITICAL_RATE_LIMIT_ENABLED: 'false',
+    ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl } : {}),
+    ...opts.env,
+  });
+  const log = captureLog();
+  const runtime = createRuntime(config, log.stream);
+  const { app, ctx } = await buildAccountApp(config, runtime);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address() as { port: number };
+  const url = `http://127.0.0.1:${addr.port}`;
+  return {
+    url,
+    app,
+    ctx,
+    log,
+    dataDir,
+    browser: () => new Browser(url),
+    async createUser(username, password, o = {}) {
+      const id = await ctx.services.users.insertUser({ username, password, email: o.email ?? null, role: o.role ?? ROLE.user });
+      return id;
+    },
+    async close() {
+      await app.close();
+      await runtime.close();
+      if (!opts.databaseUrl) await drop();
+      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
