@@ -16,6 +16,7 @@ import { authenticateAccount, originGuard } from './auth.js';
 import { createUsersService } from './users/service.js';
 import { createSessionsService } from './sessions/service.js';
 import { createLoginService } from './login/service.js';
+import { createFlowsService } from './flows/service.js';
 import { accountRoutes } from './routes.js';
 
 const INVALIDATE = 'account:invalidate';
@@ -46,6 +47,7 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
   ctx.services.users = createUsersService(ctx);
   ctx.services.sessions = createSessionsService(ctx);
   ctx.services.login = createLoginService(ctx);
+  ctx.services.flows = createFlowsService(ctx);
   await runtime.bus.subscribe(INVALIDATE, (m) => {
     if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
     else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));
@@ -80,7 +82,10 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     },
     openapi: () => buildOpenApi('Account API', registered),
   });
-  const purge = setInterval(() => ctx.services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed')), 3600_000);
+  const purge = setInterval(() => {
+    ctx.services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed'));
+    ctx.services.flows.purge().catch((e) => ctx.log.warn({ err: e }, 'flow purge failed'));
+  }, 3600_000);
   purge.unref();
   app.addHook('onClose', async () => {
     clearInterval(purge);

@@ -9,6 +9,7 @@ import type { UsersService } from './users/service.js';
 import type { SessionsService } from './sessions/service.js';
 import type { LoginService } from './login/service.js';
 import type { UserRow } from './users/store.js';
+import type { FlowsService } from './flows/service.js';
 
 /** What a login needs after the first factor passed: a session, or a second-step challenge. */
 export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
@@ -21,12 +22,25 @@ export interface AccountHooks {
   consumeEmailCode?: (purpose: string, email: string, code: string) => Promise<boolean>;
   /** Returns a verification challenge when the user has a second factor, else null (log in directly). */
   secondFactor?: (user: UserRow, loginMethod: string) => Promise<PrimaryLoginOutcome>;
+  /**
+   * Checks and consumes a step-up security proof (header X-Security-Proof) for one SPEC scope
+   * (AccountBind, AccountUnbind, TwoFASetup, ...) and the action's context; throws the 403 SECURITY_PROOF_*
+   * codes. Set by the verification module. Callers use requireSecurityProof() from ./verification-seam.ts,
+   * which fails closed when no verifier is installed.
+   */
+  verifySecurityProof?: (
+    identity: AccountIdentity,
+    scope: string,
+    context: Record<string, unknown>,
+    proofToken: string | undefined,
+  ) => Promise<{ method: string; scope: string }>;
 }
 
 export interface AccountServices {
   users: UsersService;
   sessions: SessionsService;
   login: LoginService;
+  flows: FlowsService;
 }
 
 export interface AccountContext {

@@ -43,7 +43,22 @@ export interface AccountOptionsTable {
   updated_at: number;
 }
 
+export interface AuthFlowsTable {
+  token_hash: string;
+  purpose: string;
+  user_id: number | null;
+  session_id: string | null;
+  provider: string | null;
+  intent: string | null;
+  payload: string;
+  attempts: number;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
 export interface AccountDB {
+  auth_flows: AuthFlowsTable;
   users: UsersTable;
   user_sessions: UserSessionsTable;
   account_options: AccountOptionsTable;

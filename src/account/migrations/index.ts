@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import type { DialectName } from '../../kit/db/index.js';
 import { core } from './0001_core.js';
+import { flows } from './0002_flows.js';
 
 /**
  * Account migrations, applied in name order at start. Each feature area takes its own number range so
@@ -10,5 +11,6 @@ import { core } from './0001_core.js';
 export function accountMigrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_core': core(dialect),
+    '0002_flows': flows,
   };
 }

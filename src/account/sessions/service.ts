@@ -290,6 +290,40 @@ export function createSessionsService(ctx: AccountContext) {
       return revoked.length;
     },
 
+    /**
+     * After a security change (2FA, passkey, email...): bumps the user's auth version, revokes every
+     * other session, and moves the current session to the new version with a fresh access token. Returns
+     * the reference's rotation object {access_token, token_type, access_expires_at, session}.
+     */
+    async rotateAuthority(identity: AccountIdentity, reason: string) {
+      if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
+      const session = await db.transaction().execute(async (trx) => {
+        const now = nowSeconds();
+        await trx
+          .updateTable('users')
+          .set((eb) => ({ auth_version: eb('auth_version', '+', 1) }))
+          .where('id', '=', identity.userId)
+          .execute();
+        const user = await usersStore.byId(trx, identity.userId);
+        await trx
+          .updateTable('user_sessions')
+          .set({ status: 'revoked', revoked_at: now, revoked_reason: reason })
+          .where('user_id', '=', identity.userId)
+          .where('status', '=', 'active')
+          .where('sid', '!=', identity.sid!)
+          .execute();
+        await trx
+          .updateTable('user_sessions')
+          .set({ user_auth_version: user!.auth_version })
+          .where('sid', '=', identity.sid!)
+          .execute();
+        return (await sessionsStore.bySid(trx, identity.sid!))!;
+      });
+      await ctx.invalidateUser(identity.userId);
+      const { accessToken, accessExpiresAt } = await signAccess(session);
+      return { access_token: accessToken, token_type: 'Bearer', access_expires_at: accessExpiresAt, session: sessionView(session, session.sid) };
+    },
+
     /** Removes revoked and expired rows past the retention (7 days, or the issuance window if longer). */
     async purge() {
       const retention = Math.max(7 * 86400, cfg.issuanceWindowSeconds);

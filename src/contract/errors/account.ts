@@ -62,6 +62,7 @@ export const accountErrors = {
   },
   USERNAME_TAKEN: { status: 200, en: 'Username already exists or has been deleted', zh: '用户名已存在，或已注销' },
   EMAIL_TAKEN: { status: 200, en: 'Email address is already in use', zh: '邮箱地址已被占用' },
+  SECURITY_PROOF_REQUIRED: { status: 403, en: 'Security verification is required', zh: '需要进行安全验证' },
   PASSWORD_ENCRYPTION_UNAVAILABLE: {
     status: 200,
     en: 'Database error, please contact the administrator',

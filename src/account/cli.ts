@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import type { Config } from '../config/index.js';
+import type { Runtime } from '../runtime.js';
+import { createAccountContext } from './app.js';
+import { ROLE } from './db.js';
+
+const ROLES: Record<string, number> = { user: ROLE.user, admin: ROLE.admin, root: ROLE.root };
+
+function roleOf(name: string): number {
+  const r = ROLES[name];
+  if (!r) throw new Error(`--role must be one of ${Object.keys(ROLES).join(', ')}`);
+  return r;
+}
+
+/** `user …` commands: work against the same database as a running server. */
+export function registerAccountCommands(program: Command, boot: () => { config: Config; runtime: Runtime }) {
+  const user = program.command('user').description('manage account users');
+  const withCtx = async <T>(fn: (ctx: Awaited<ReturnType<typeof createAccountContext>>) => Promise<T>) => {
+    const { config, runtime } = boot();
+    const ctx = await createAccountContext(config, runtime);
+    try {
+      return await fn(ctx);
+    } finally {
+      await ctx.database.close();
+      await runtime.close();
+    }
+  };
+
+  user
+    .command('create')
+    .requiredOption('--username <username>')
+    .requiredOption('--password <password>')
+    .option('--email <email>')
+    .option('--role <role>', 'root | admin | user', 'user')
+    .action(async (o) => {
+      const id = await withCtx((ctx) =>
+        ctx.services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role: roleOf(o.role) }),
+      );
+      console.log(`created user ${o.username} (id ${id}, role ${o.role})`);
+    });
+
+  user
+    .command('set-role')
+    .requiredOption('--username <username>')
+    .requiredOption('--role <role>', 'root | admin | user')
+    .action(async (o) => {
+      await withCtx(async (ctx) => {
+        const u = await ctx.services.users.byUsernameOrThrow(o.username);
+        await ctx.services.users.setSecurity(Number(u.id), { role: roleOf(o.role) });
+      });
+      console.log(`user ${o.username} is now ${o.role}; existing sessions were ended`);
+    });
+
+  user
+    .command('disable')
+    .requiredOption('--username <username>')
+    .action(async (o) => {
+      await withCtx(async (ctx) => {
+        const u = await ctx.services.users.byUsernameOrThrow(o.username);
+        await ctx.services.users.setSecurity(Number(u.id), { status: 2 });
+        await ctx.services.sessions.revokeAllOfUser(Number(u.id), 'admin_disabled');
+      });
+      console.log(`user ${o.username} disabled; all sessions revoked`);
+    });
+
+  user
+    .command('token')
+    .description('issue a personal access token (printed once, on the last line)')
+    .requiredOption('--username <username>')
+    .action(async (o) => {
+      const token = await withCtx(async (ctx) => {
+        const u = await ctx.services.users.byUsernameOrThrow(o.username);
+        return ctx.services.users.createAccessToken(Number(u.id));
+      });
+      console.log(token);
+    });
+}

@@ -1,0 +1,48 @@
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { AccountDB, AuthFlowsTable } from '../db.js';
+
+export type FlowRow = Selectable<AuthFlowsTable>;
+type Db = Kysely<AccountDB> | Transaction<AccountDB>;
+
+/** SQL for auth_flows. */
+export const flowsStore = {
+  async insert(db: Db, row: Insertable<AuthFlowsTable>) {
+    await db.insertInto('auth_flows').values(row).execute();
+  },
+
+  byHash(db: Db, hash: string) {
+    return db.selectFrom('auth_flows').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  },
+
+  /** Marks the flow consumed if it still is unconsumed and unexpired; true when this call won. */
+  async consume(db: Db, hash: string, purpose: string, now: number) {
+    const r = await db
+      .updateTable('auth_flows')
+      .set({ consumed_at: now })
+      .where('token_hash', '=', hash)
+      .where('purpose', '=', purpose)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  },
+
+  /** Adds one failed attempt and returns the new count. */
+  async addAttempt(db: Db, hash: string): Promise<number> {
+    await db
+      .updateTable('auth_flows')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('token_hash', '=', hash)
+      .execute();
+    const row = await db.selectFrom('auth_flows').select('attempts').where('token_hash', '=', hash).executeTakeFirst();
+    return row?.attempts ?? 0;
+  },
+
+  async updatePayload(db: Db, hash: string, payload: string) {
+    await db.updateTable('auth_flows').set({ payload }).where('token_hash', '=', hash).execute();
+  },
+
+  async purge(db: Db, before: number) {
+    await db.deleteFrom('auth_flows').where('expires_at', '<', before).execute();
+  },
+};

@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig } from './config/index.js';
+import { createRuntime } from './runtime.js';
+import { registerAccountCommands } from './account/cli.js';
+import { registerGatewayCommands } from './gateway/cli.js';
+import { accountOperations } from './account/app.js';
+import { gatewayOperations } from './gateway/app.js';
+import { buildManifest } from './contract/manifest.js';
+
+/** Loads configuration lazily (a command such as `manifest` needs none) with logs kept off stdout. */
+function boot() {
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const runtime = createRuntime(config, process.stderr as never);
+  return { config, runtime };
+}
+
+const program = new Command('cli').description('operator commands for the account and gateway services');
+
+program
+  .command('manifest')
+  .description('print the route manifest of every deployable as JSON')
+  .action(() => {
+    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations()]), null, 2));
+  });
+
+registerAccountCommands(program, boot);
+registerGatewayCommands(program, boot);
+
+program.parseAsync(process.argv).then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e instanceof ConfigError ? `configuration error: ${e.message}` : `error: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);
