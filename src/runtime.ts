@@ -27,12 +27,18 @@ export function createRuntime(config: Config, logStream?: DestinationStream): Ru
   }
   const redis = connectRedis(config.redisUrl);
   redis.on('error', (e: Error) => log.warn({ err: { message: e.message } }, 'redis connection error'));
-  const bus = redisBus(redis);
+  const p = config.redisKeyPrefix;
+  const raw = redisBus(redis);
+  const bus: Bus = {
+    publish: (channel, message) => raw.publish(p + channel, message),
+    subscribe: (channel, handler) => raw.subscribe(p + channel, handler),
+    close: () => raw.close(),
+  };
   return {
     log,
     redis,
     bus,
-    limiter: (prefix) => redisRateLimiter(redis, prefix),
+    limiter: (prefix) => redisRateLimiter(redis, p + prefix),
     async close() {
       await bus.close();
       redis.disconnect();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { loadMailOAuthConfig } from './mail-oauth.js';
 
 /**
  * Typed configuration read from the environment. Every variable is listed in docs/configuration.md;
@@ -68,6 +69,34 @@ function origins(env: Env, name: string): string[] {
   return values;
 }
 
+export const GATEWAY_PERMISSIONS = [
+  'authz.ChannelRead',
+  'authz.ChannelWrite',
+  'authz.ChannelSensitiveWrite',
+  'authz.ChannelOperate',
+  'authz.TaskPluginBind',
+] as const;
+
+function gatewayPermissions(env: Env, name: string, def: string): string[] {
+  const values = str(env, name, def) === 'none' ? [] : list({ [name]: str(env, name, def) }, name);
+  for (const p of values) {
+    if (!(GATEWAY_PERMISSIONS as readonly string[]).includes(p)) {
+      throw new ConfigError(`${name}: unknown permission "${p}" (known: ${GATEWAY_PERMISSIONS.join(', ')}, or "none")`);
+    }
+  }
+  return values;
+}
+
+function passkeyConfig(env: Env) {
+  const enabled = bool(env, 'PASSKEY_ENABLED', false);
+  const rpId = str(env, 'PASSKEY_RP_ID', '').trim().toLowerCase();
+  const rpOrigins = origins(env, 'PASSKEY_ORIGINS');
+  if (enabled && !rpId) throw new ConfigError('PASSKEY_RP_ID is required when PASSKEY_ENABLED=true');
+  if (rpId && !/^[a-z0-9.-]+$/.test(rpId)) throw new ConfigError(`PASSKEY_RP_ID must be a bare host name, got "${rpId}"`);
+  if (enabled && rpOrigins.length === 0) throw new ConfigError('PASSKEY_ORIGINS is required when PASSKEY_ENABLED=true');
+  return { enabled, rpId, rpName: str(env, 'PASSKEY_RP_NAME', 'New API'), origins: rpOrigins };
+}
+
 export const SERVICES = ['account', 'gateway', 'edge'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
@@ -103,6 +132,9 @@ export function loadConfig(env: Env = process.env) {
       port: int(env, 'GATEWAY_PORT', 3001, 0, 65535),
       databaseUrl: databaseUrl(env, 'GATEWAY_DATABASE_URL', dataDir, 'gateway.sqlite'),
       secretKey: gatewaySecretKey,
+      adminPermissions: gatewayPermissions(env, 'GATEWAY_ADMIN_PERMISSIONS', 'authz.ChannelRead,authz.ChannelOperate,authz.ChannelWrite'),
+      retryTimes: int(env, 'GATEWAY_RETRY_TIMES', 0, 0, 10),
+      idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
     },
     edge: {
       host: str(env, 'EDGE_HOST', '127.0.0.1'),
@@ -110,6 +142,7 @@ export function loadConfig(env: Env = process.env) {
       admissionMode: oneOf(env, 'PUBLIC_ADMISSION_MODE', 'disabled', ['disabled', 'controlled'] as const),
     },
     redisUrl,
+    redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', ''),
     sessionSecret,
     sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', false),
     sessionTrustedOrigins: origins(env, 'SESSION_TRUSTED_ORIGINS'),
@@ -139,6 +172,12 @@ export function loadConfig(env: Env = process.env) {
     explicitIdentity: bool(env, 'EXPLICIT_IDENTITY', false),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 262144, 1024, 64 * 1024 * 1024),
     securityProofTtlSeconds: int(env, 'SECURITY_PROOF_TTL_SECONDS', 300, 10, 3600),
+    totpIssuer: str(env, 'TOTP_ISSUER', 'New API'),
+    securityRateLimit: int(env, 'SECURITY_RATE_LIMIT', 30, 1),
+    securityRateLimitDuration: int(env, 'SECURITY_RATE_LIMIT_DURATION', 300, 1),
+    passkey: passkeyConfig(env),
+    /** Mail, email codes, password reset, OAuth/WeChat/Telegram providers (src/config/mail-oauth.ts). */
+    mailOAuth: loadMailOAuthConfig(env),
   };
 }
 

@@ -51,7 +51,8 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
     SESSION_SECRET,
     LOG_LEVEL: 'info',
     CRITICAL_RATE_LIMIT_ENABLED: 'false',
-    ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl } : {}),
+    // Servers of concurrent tests must not share rate-limit counters or invalidation channels.
+    ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl, REDIS_KEY_PREFIX: `t${process.pid}${Math.random().toString(36).slice(2, 8)}:` } : {}),
     ...opts.env,
   });
   const log = captureLog();
