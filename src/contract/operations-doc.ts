@@ -1,0 +1,35 @@
+import { accountOperations } from '../account/app.js';
+import { gatewayOperations } from '../gateway/app.js';
+import { buildManifest, type ManifestEntry } from './manifest.js';
+
+function row(m: ManifestEntry): string {
+  const access = [m.auth, m.permission, m.scope].filter(Boolean).join('; ');
+  const fields = m.fields.map((f) => `${f.in}:${f.name}${f.required ? '*' : ''}`).join(', ') || '—';
+  return `| ${m.operation} | \`${m.method} ${m.path}\` | ${m.summary} | ${access} | ${fields} | ${m.state} |`;
+}
+
+/** docs/operations.md, generated from the registry: one table per deployable. */
+export function renderOperationsDoc(): string {
+  const manifest = buildManifest([...accountOperations(), ...gatewayOperations()]);
+  const count = (d: string, s: string) => manifest.filter((m) => m.deployable === d && m.state === s).length;
+  const parts = [
+    '# Operations',
+    '',
+    'Generated from the operation registry by `npm run docs` (do not edit by hand). `npm run manifest` prints',
+    'the same data as JSON. Fields: `in:name`, `*` = required. State `planned` answers 501 `NOT_IMPLEMENTED`.',
+    '',
+  ];
+  for (const deployable of ['account', 'gateway']) {
+    parts.push(
+      `## ${deployable}`,
+      '',
+      `${count(deployable, 'implemented')} implemented, ${count(deployable, 'planned')} planned.`,
+      '',
+      '| id | route | summary | access | fields | state |',
+      '|---|---|---|---|---|---|',
+      ...manifest.filter((m) => m.deployable === deployable).map(row),
+      '',
+    );
+  }
+  return parts.join('\n');
+}
