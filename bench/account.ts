@@ -1,0 +1,145 @@
+/**
+ * The account cases of `npm run bench`, against a real account server process (bench/server.ts account).
+ * Returns the figures; bench/run.ts prints them against the bare baseline.
+ */
+import { verify } from '@node-rs/argon2';
+import { hashPassword } from '../src/kit/crypto/password.js';
+import { measure, LOAD, type Figures } from './lib.js';
+
+const REFRESH_COOKIE = 'new_api_refresh';
+/** In-flight logins and in-flight raw argon2id verifies (the same concurrency for both). */
+export const LOGIN_CONCURRENCY = Number(process.env.BENCH_LOGIN_CONCURRENCY ?? 8);
+
+const succeeded = (status: number, body: string) => status === 200 && body.includes('"success":true');
+
+function refreshCookieOf(setCookie: unknown): string | undefined {
+  const list = Array.isArray(setCookie) ? setCookie : typeof setCookie === 'string' ? [setCookie] : [];
+  for (const c of list as string[]) {
+    if (c.startsWith(`${REFRESH_COOKIE}=`)) return c.slice(REFRESH_COOKIE.length + 1).split(';')[0];
+  }
+  return undefined;
+}
+
+function headerOf(headers: Record<string, unknown>, name: string): unknown {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+/** A real password login over HTTP; returns the access token and the refresh cookie value. */
+async function login(url: string, username: string, password: string) {
+  const res = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ username, password }),
+  });
+  const json = (await res.json()) as { success: boolean; data?: { access_token?: string } };
+  const cookie = refreshCookieOf(res.headers.getSetCookie());
+  if (!json.success || !json.data?.access_token || !cookie) throw new Error(`bench login as ${username} failed (${res.status})`);
+  return { accessToken: json.data.access_token, refreshCookie: cookie };
+}
+
+async function inBatches<T>(n: number, width: number, fn: () => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  while (out.length < n) out.push(...(await Promise.all(Array.from({ length: Math.min(width, n - out.length) }, fn))));
+  return out;
+}
+
+/** Authenticated GET /api/user/sessions with a real access token (the user has one session). */
+export function sessionsRead(url: string, accessToken: string): Promise<Figures> {
+  return measure({
+    name: 'GET /api/user/sessions (access token)',
+    url: `${url}/api/user/sessions`,
+    headers: { authorization: `Bearer ${accessToken}` },
+    check: succeeded,
+  });
+}
+
+/**
+ * POST /api/user/auth/refresh. Every call rotates the token, so requests draw a valid cookie from a
+ * pool of 2× connections sessions and put the rotated one back when the response arrives. With
+ * pipelining 1 a connection has one request in flight, so no token is ever presented twice.
+ */
+export async function refresh(url: string, cookies: string[]): Promise<Figures> {
+  const pool = [...cookies];
+  return measure({
+    name: 'POST /api/user/auth/refresh (rotating)',
+    url: `${url}/api/user/auth/refresh`,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...req.headers, origin: url, cookie: `${REFRESH_COOKIE}=${pool.shift() ?? 'pool-empty'}` },
+        }),
+        onResponse: (_status, _body, _ctx, headers) => {
+          const next = refreshCookieOf(headerOf(headers, 'set-cookie'));
+          if (next) pool.push(next);
+        },
+      },
+    ],
+    check: (status, body) => succeeded(status, body) && body.includes('"access_token"'),
+  });
+}
+
+/** POST /api/user/login with the right password, LOGIN_CONCURRENCY connections. */
+export function passwordLogin(url: string, username: string, password: string): Promise<Figures> {
+  return measure({
+    name: `POST /api/user/login (c=${LOGIN_CONCURRENCY})`,
+    url: `${url}/api/user/login`,
+    connections: LOGIN_CONCURRENCY,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ username, password }),
+    check: (status, body) => succeeded(status, body) && body.includes('"access_token"'),
+  });
+}
+
+/**
+ * Raw @node-rs/argon2 verify/s at the server's parameters (hash made by the same kit function, so
+ * m=19456,t=2,p=1), LOGIN_CONCURRENCY verifies in flight, in this process while the servers are idle.
+ */
+export async function rawArgon2(password: string): Promise<Figures> {
+  const hash = await hashPassword(password);
+  if (!hash.startsWith('$argon2id$v=19$m=19456,t=2,p=1$')) throw new Error(`unexpected argon2 parameters: ${hash.slice(0, 32)}`);
+  const run = async (seconds: number) => {
+    const latencies: number[] = [];
+    let failed = 0;
+    const end = performance.now() + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        if (!(await verify(hash, password))) failed++;
+        latencies.push(performance.now() - t);
+      }
+    };
+    const start = performance.now();
+    await Promise.all(Array.from({ length: LOGIN_CONCURRENCY }, worker));
+    return { latencies, failed, elapsed: (performance.now() - start) / 1000 };
+  };
+  if (LOAD.warmupSeconds > 0) await run(Math.min(1, LOAD.warmupSeconds));
+  const { latencies, failed, elapsed } = await run(LOAD.seconds);
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  return { name: `raw argon2id verify (c=${LOGIN_CONCURRENCY})`, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), failed, total: latencies.length };
+}
+
+export interface AccountFigures {
+  /** /healthz of the same app: the kit's per-request cost (logging, request id, hooks) without auth or SQL. */
+  health: Figures;
+  read: Figures;
+  refresh: Figures;
+  login: Figures;
+  argon2: Figures;
+}
+
+/** Logs the bench users in, then runs the cases in order: health, read, refresh, raw argon2, login. */
+export async function accountBench(url: string, password: string): Promise<AccountFigures> {
+  const reader = await login(url, 'bench-reader', password);
+  const sessions = await inBatches(2 * LOAD.connections, LOGIN_CONCURRENCY, () => login(url, 'bench-refresher', password));
+  const health = await measure({ name: 'GET /healthz (account app, no auth/SQL)', url: `${url}/healthz` });
+  const read = await sessionsRead(url, reader.accessToken);
+  const refreshFigures = await refresh(url, sessions.map((s) => s.refreshCookie));
+  const argon2 = await rawArgon2(password);
+  const loginFigures = await passwordLogin(url, 'bench-login', password);
+  return { health, read, refresh: refreshFigures, login: loginFigures, argon2 };
+}
