@@ -18,6 +18,7 @@ import { createSessionsService } from './sessions/service.js';
 import { createLoginService } from './login/service.js';
 import { createFlowsService } from './flows/service.js';
 import { accountRoutes } from './routes.js';
+import { installSecondFactor, securityBucket } from './verification/install.js';
 
 const INVALIDATE = 'account:invalidate';
 
@@ -48,6 +49,7 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
   ctx.services.sessions = createSessionsService(ctx);
   ctx.services.login = createLoginService(ctx);
   ctx.services.flows = createFlowsService(ctx);
+  installSecondFactor(ctx);
   await runtime.bus.subscribe(INVALIDATE, (m) => {
     if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
     else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));
@@ -72,6 +74,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     rateLimits: {
       critical: ipBucket(ctx.limiter, 'critical', rl.critical, rl.criticalDuration, rl.criticalEnabled),
       refresh: ipBucket(ctx.limiter, 'refresh', rl.refresh, rl.refreshDuration, rl.criticalEnabled),
+      security: securityBucket(ctx),
     },
   });
   installOpsEndpoints(app, {

@@ -10,6 +10,8 @@ import type { SessionsService } from './sessions/service.js';
 import type { LoginService } from './login/service.js';
 import type { UserRow } from './users/store.js';
 import type { FlowsService } from './flows/service.js';
+import type { TwoFactorService } from './two-factor/service.js';
+import type { VerificationService } from './verification/service.js';
 
 /** What a login needs after the first factor passed: a session, or a second-step challenge. */
 export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
@@ -41,6 +43,8 @@ export interface AccountServices {
   sessions: SessionsService;
   login: LoginService;
   flows: FlowsService;
+  twoFactor: TwoFactorService;
+  verification: VerificationService;
 }
 
 export interface AccountContext {

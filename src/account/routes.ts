@@ -2,6 +2,8 @@ import type { OperationImpl } from '../contract/types.js';
 import { loginRoutes } from './login/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { userRoutes } from './users/routes.js';
+import { twoFactorRoutes } from './two-factor/routes.js';
+import { verificationRoutes } from './verification/routes.js';
 
 /** Every implemented account operation; the registry marks the rest planned. */
-export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes];
+export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes];

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import type { DialectName } from '../../kit/db/index.js';
 import { core } from './0001_core.js';
 import { flows } from './0002_flows.js';
+import { secondFactor } from './0100_second_factor.js';
 
 /**
  * Account migrations, applied in name order at start. Each feature area takes its own number range so
@@ -12,5 +13,6 @@ export function accountMigrations(dialect: DialectName): Record<string, Migratio
   return {
     '0001_core': core(dialect),
     '0002_flows': flows,
+    '0100_second_factor': secondFactor,
   };
 }

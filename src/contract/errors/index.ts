@@ -1,7 +1,8 @@
 import { kitErrors, type ErrorCatalog } from '../../kit/http/errors.js';
 import { accountErrors } from './account.js';
+import { securityErrors } from './security.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, securityErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

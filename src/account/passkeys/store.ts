@@ -1,0 +1,55 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { AccountDB } from '../db.js';
+
+export interface PasskeyCredentialsTable {
+  user_id: number;
+  /** base64url credential id. */
+  credential_id: string;
+  /** base64url COSE public key. */
+  public_key: string;
+  counter: number;
+  rp_id: string;
+  transports: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+declare module '../db.js' {
+  interface AccountDB {
+    passkey_credentials: PasskeyCredentialsTable;
+  }
+}
+
+export type PasskeyRow = Selectable<PasskeyCredentialsTable>;
+type Db = Kysely<AccountDB> | Transaction<AccountDB>;
+
+/** SQL for passkey credentials (one per user, as in the reference). */
+export const passkeyStore = {
+  byUser(db: Db, userId: number) {
+    return db.selectFrom('passkey_credentials').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  },
+
+  byCredentialId(db: Db, credentialId: string) {
+    return db.selectFrom('passkey_credentials').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+  },
+
+  async insert(db: Db, row: PasskeyRow) {
+    await db.insertInto('passkey_credentials').values(row).execute();
+  },
+
+  /** Moves the counter forward and stamps the use; false when another use got there first. */
+  async markUsed(db: Db, userId: number, oldCounter: number, newCounter: number, now: number): Promise<boolean> {
+    const r = await db
+      .updateTable('passkey_credentials')
+      .set({ counter: newCounter, last_used_at: now })
+      .where('user_id', '=', userId)
+      .where('counter', '=', oldCounter)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  },
+
+  async remove(db: Db, userId: number): Promise<boolean> {
+    const r = await db.deleteFrom('passkey_credentials').where('user_id', '=', userId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  },
+};

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { AppError } from '../../kit/http/errors.js';
+import { ok } from '../../kit/http/envelope.js';
+import { accountOf } from '../context.js';
+import { identityOf } from '../auth.js';
+import { requireSecurityProof } from '../verification-seam.js';
+
+const userIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+export const twoFactorRoutes = [
+  implement('A15', {
+    rateLimit: ['security'],
+    noStore: true,
+    handler: async (req) => {
+      const identity = identityOf(req);
+      const { twoFactor } = accountOf(req).services;
+      if ((await twoFactor.state(identity.userId)).enabled) throw new AppError('TWOFA_ALREADY_ENABLED');
+      await requireSecurityProof(req, identity, 'TwoFASetup');
+      return ok(await twoFactor.beginSetup(identity));
+    },
+  }),
+
+  implement('A14', {
+    rateLimit: ['security'],
+    noStore: true,
+    schema: { body: Type.Object({ code: Type.String({ maxLength: 32 }), flow_token: Type.String({ maxLength: 128 }) }) },
+    handler: async (req) => {
+      const rotation = await accountOf(req).services.twoFactor.enable(identityOf(req), req.body.flow_token, req.body.code);
+      return ok(rotation, 'Two-factor authentication enabled');
+    },
+  }),
+
+  implement('A13', {
+    rateLimit: ['security'],
+    noStore: true,
+    schema: { body: Type.Optional(Type.Object({ code: Type.Optional(Type.String({ maxLength: 32 })) })) },
+    handler: async (req) => {
+      const identity = identityOf(req);
+      const { twoFactor } = accountOf(req).services;
+      if (!(await twoFactor.state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
+      await requireSecurityProof(req, identity, 'TwoFADisable');
+      return ok(await twoFactor.disable(identity), 'Two-factor authentication disabled');
+    },
+  }),
+
+  implement('A12', {
+    rateLimit: ['security'],
+    noStore: true,
+    handler: async (req) => {
+      const identity = identityOf(req);
+      const { twoFactor } = accountOf(req).services;
+      if (!(await twoFactor.state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
+      await requireSecurityProof(req, identity, 'TwoFABackupCodes');
+      return ok(await twoFactor.regenerateBackupCodes(identity));
+    },
+  }),
+
+  implement('A17', {
+    rateLimit: ['security'],
+    handler: async (req) => ok(await accountOf(req).services.twoFactor.status(identityOf(req).userId)),
+  }),
+
+  implement('A16', {
+    handler: async (req) => ok(await accountOf(req).services.twoFactor.stats()),
+  }),
+
+  implement('A18', {
+    schema: { params: userIdParams },
+    handler: async (req) => {
+      await accountOf(req).services.twoFactor.adminDisable(identityOf(req), req.params.id);
+      return ok(undefined, 'Two-factor authentication of the user has been disabled');
+    },
+  }),
+];

@@ -1,0 +1,188 @@
+import QRCode from 'qrcode';
+import { AppError } from '../../kit/http/errors.js';
+import { open, seal } from '../../kit/crypto/aead.js';
+import { deriveKey, hmac } from '../../kit/crypto/tokens.js';
+import { nowSeconds, ROLE } from '../db.js';
+import { usersStore } from '../users/store.js';
+import type { AccountContext, AccountIdentity } from '../context.js';
+import { twoFactorStore } from './store.js';
+import { classifyCode, matchTotpStep, newBackupCodes, newTotpSecret, totpUri } from './totp.js';
+
+export const MAX_FAILED_ATTEMPTS = 5;
+export const LOCK_SECONDS = 300;
+export const BACKUP_CODE_COUNT = 4;
+const SETUP_TTL_SECONDS = 300;
+
+interface SetupPayload {
+  secret_sealed: string;
+  backup_hashes: string[];
+}
+
+/** TOTP second factor: enrolment, verification with lockout and replay guard, backup codes. */
+export function createTwoFactorService(ctx: AccountContext) {
+  const { db, dialect } = ctx.database;
+  const secretKey = deriveKey(ctx.secret, 'totp-secret');
+  const backupKey = deriveKey(ctx.secret, 'backup-code');
+  const sealSecret = (userId: number, b32: string) => seal(secretKey, b32, `totp:${userId}`);
+  const openSecret = (userId: number, sealed: string) => open(secretKey, sealed, `totp:${userId}`);
+  const hashBackup = (userId: number, normalised: string) => hmac(backupKey, `${userId}:${normalised}`);
+
+  function newCodes(userId: number) {
+    const codes = newBackupCodes(BACKUP_CODE_COUNT);
+    return { codes, hashes: codes.map((c) => hashBackup(userId, classifyCode(c).value)) };
+  }
+
+  async function state(userId: number) {
+    const row = await twoFactorStore.byUser(db, userId);
+    if (!row) return { enabled: false, locked: false } as const;
+    return { enabled: true, locked: Number(row.locked_until) > nowSeconds() } as const;
+  }
+
+  return {
+    state,
+
+    /**
+     * Checks a TOTP or backup code of an enrolled user. A wrong code counts one failure; the fifth locks
+     * the factor for 300 s (even correct codes fail meanwhile). A TOTP step accepted once is refused again.
+     * Throws SECURITY_VERIFICATION_LOCKED / SECURITY_VERIFICATION_FAILED / TWOFA_NOT_ENABLED.
+     */
+    async verify(userId: number, code: string, opts: { allowBackup?: boolean } = {}): Promise<'totp' | 'backup'> {
+      const input = classifyCode(code);
+      const outcome = await db.transaction().execute(async (trx) => {
+        const row = await twoFactorStore.byUser(trx, userId, dialect);
+        if (!row) return 'missing' as const;
+        const now = nowSeconds();
+        if (Number(row.locked_until) > now) return 'locked' as const;
+        if (input.kind === 'totp') {
+          const step = matchTotpStep(openSecret(userId, row.secret_sealed), input.value);
+          if (step !== null && step > Number(row.last_step)) {
+            await twoFactorStore.update(trx, userId, { last_step: step, failed_attempts: 0 });
+            return 'totp' as const;
+          }
+        } else if (input.kind === 'backup' && opts.allowBackup !== false) {
+          if (await twoFactorStore.useBackupCode(trx, userId, hashBackup(userId, input.value), now)) {
+            await twoFactorStore.update(trx, userId, { failed_attempts: 0 });
+            return 'backup' as const;
+          }
+        }
+        const failed = row.failed_attempts + 1;
+        if (failed >= MAX_FAILED_ATTEMPTS) await twoFactorStore.update(trx, userId, { failed_attempts: 0, locked_until: now + LOCK_SECONDS });
+        else await twoFactorStore.update(trx, userId, { failed_attempts: failed });
+        return 'failed' as const;
+      });
+      if (outcome === 'missing') throw new AppError('TWOFA_NOT_ENABLED');
+      if (outcome === 'locked') throw new AppError('SECURITY_VERIFICATION_LOCKED');
+      if (outcome === 'failed') throw new AppError('SECURITY_VERIFICATION_FAILED');
+      return outcome;
+    },
+
+    /** A17. */
+    async status(userId: number) {
+      const s = await state(userId);
+      if (!s.enabled) return { enabled: false, locked: false };
+      return { ...s, backup_codes_remaining: await twoFactorStore.backupCodesRemaining(db, userId) };
+    },
+
+    /** A15 (after the TwoFASetup proof): a new secret and backup codes held in a 5-minute enrolment flow. */
+    async beginSetup(identity: AccountIdentity) {
+      if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
+      if ((await state(identity.userId)).enabled) throw new AppError('TWOFA_ALREADY_ENABLED');
+      const user = await usersStore.byId(db, identity.userId);
+      if (!user) throw new AppError('AUTH_SESSION_REVOKED');
+      const secret = newTotpSecret();
+      const uri = totpUri(secret, ctx.config.totpIssuer, user.username);
+      const { codes, hashes } = newCodes(identity.userId);
+      const flow = await ctx.services.flows.create<SetupPayload>({
+        purpose: '2fa_setup',
+        ttlSeconds: SETUP_TTL_SECONDS,
+        userId: identity.userId,
+        sessionId: identity.sid,
+        payload: { secret_sealed: sealSecret(identity.userId, secret), backup_hashes: hashes },
+      });
+      return {
+        secret,
+        otpauth_uri: uri,
+        qr_code_data: await QRCode.toDataURL(uri),
+        backup_codes: codes,
+        flow_token: flow.token,
+        expires_at: flow.expiresAt,
+      };
+    },
+
+    /** A14: the first valid code enables the factor; rotates the session authority. */
+    async enable(identity: AccountIdentity, flowToken: string, code: string) {
+      const { flows } = ctx.services;
+      const flow = await flows.peek<SetupPayload>(flowToken, '2fa_setup');
+      if (!flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid) throw new AppError('TWOFA_SETUP_INVALID');
+      const input = classifyCode(code);
+      const step = input.kind === 'totp' ? matchTotpStep(openSecret(identity.userId, flow.payload.secret_sealed), input.value) : null;
+      if (step === null) {
+        if ((await flows.addAttempt(flowToken)) >= MAX_FAILED_ATTEMPTS) await flows.consume(flowToken, '2fa_setup');
+        throw new AppError('TWOFA_CODE_INVALID');
+      }
+      if (!(await flows.consume(flowToken, '2fa_setup'))) throw new AppError('TWOFA_SETUP_INVALID');
+      await db.transaction().execute(async (trx) => {
+        if (await twoFactorStore.byUser(trx, identity.userId, dialect)) throw new AppError('TWOFA_ALREADY_ENABLED');
+        const now = nowSeconds();
+        await twoFactorStore.insert(trx, identity.userId, flow.payload.secret_sealed, step, now);
+        await twoFactorStore.replaceBackupCodes(trx, identity.userId, flow.payload.backup_hashes, now);
+      });
+      return rotateAuthority(ctx, identity, 'twofa_enabled');
+    },
+
+    /** A13 (after the TwoFADisable proof). */
+    async disable(identity: AccountIdentity) {
+      if (!(await twoFactorStore.remove(db, identity.userId))) throw new AppError('TWOFA_NOT_ENABLED');
+      return rotateAuthority(ctx, identity, 'twofa_disabled');
+    },
+
+    /** A12 (after the TwoFABackupCodes proof): replaces every backup code. */
+    async regenerateBackupCodes(identity: AccountIdentity) {
+      if (!(await state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
+      const { codes, hashes } = newCodes(identity.userId);
+      await db.transaction().execute((trx) => twoFactorStore.replaceBackupCodes(trx, identity.userId, hashes, nowSeconds()));
+      const rotation = await rotateAuthority(ctx, identity, 'twofa_backup_codes_regenerated');
+      return { ...rotation, backup_codes: codes };
+    },
+
+    /** A16. */
+    async stats() {
+      const { total, enabled } = await twoFactorStore.stats(db);
+      const rate = total === 0 ? 0 : (enabled / total) * 100;
+      return { total_users: total, enabled_users: enabled, enabled_rate: `${rate.toFixed(1)}%` };
+    },
+
+    /** A18: an admin who outranks the target removes its factor; every session of the target ends. */
+    async adminDisable(admin: AccountIdentity, targetId: number) {
+      await requireOutrank(ctx, admin, targetId);
+      const removed = await db.transaction().execute(async (trx) => {
+        const r = await twoFactorStore.remove(trx, targetId);
+        if (r) await usersStore.updateSecurity(trx, targetId, {});
+        return r;
+      });
+      if (!removed) throw new AppError('TWOFA_NOT_ENABLED');
+      await ctx.invalidateUser(targetId);
+      await ctx.services.sessions.revokeAllOfUser(targetId, 'admin_twofa_disabled');
+    },
+  };
+}
+
+/**
+ * rotateAuthority plus dropping the cached state of the current session, whose auth version just
+ * changed (otherwise its fresh access token is refused until the cache entry expires).
+ */
+export async function rotateAuthority(ctx: AccountContext, identity: AccountIdentity, reason: string) {
+  const rotation = await ctx.services.sessions.rotateAuthority(identity, reason);
+  if (identity.sid) await ctx.invalidateSession(identity.sid);
+  return rotation;
+}
+
+/** The reference's rule for admin actions on a user: root, or a role above the target's. */
+export async function requireOutrank(ctx: AccountContext, admin: AccountIdentity, targetId: number) {
+  const target = await usersStore.byId(ctx.database.db, targetId);
+  if (!target) throw new AppError('SECURITY_TARGET_NOT_FOUND');
+  if (admin.role !== ROLE.root && admin.role <= target.role) throw new AppError('SECURITY_TARGET_OUTRANKED');
+  return target;
+}
+
+export type TwoFactorService = ReturnType<typeof createTwoFactorService>;

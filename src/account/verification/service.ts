@@ -1,0 +1,154 @@
+import { AppError } from '../../kit/http/errors.js';
+import { verifyPassword } from '../../kit/crypto/password.js';
+import { USER_STATUS } from '../db.js';
+import { usersStore, type UserRow } from '../users/store.js';
+import { passkeyStore } from '../passkeys/store.js';
+import type { ClientInfo } from '../sessions/service.js';
+import type { PasswordLoginInput } from '../login/service.js';
+import type { AccountContext, AccountIdentity, PrimaryLoginOutcome } from '../context.js';
+import { FALLBACK_SCOPES, NEEDS_TOTP, normaliseContext, wireScope, type WireScope } from './scopes.js';
+import { createProofs } from './proofs.js';
+
+export const LOGIN_FLOW_TTL_SECONDS = 300;
+const LOCKED_REASON = 'Two-factor authentication is temporarily locked.';
+
+export interface MethodOption {
+  method: '2fa' | 'passkey' | 'password' | 'oauth';
+  available: boolean;
+  reason?: string;
+}
+
+export interface LoginFlowPayload {
+  uv: number;
+  login_method: string;
+}
+
+export interface VerifyInput extends PasswordLoginInput {
+  method?: string;
+  scope?: string;
+  context?: unknown;
+  code?: string;
+}
+
+/** Which factors count for logins and step-up, login verification (A30) and proofs (A47, A48). */
+export function createVerificationService(ctx: AccountContext) {
+  const { db } = ctx.database;
+  const proofs = createProofs(ctx);
+
+  /** The user's enrolled factors as methods; unavailable while TOTP is locked or passkeys are off. */
+  async function factorMethods(userId: number): Promise<MethodOption[]> {
+    const methods: MethodOption[] = [];
+    const totp = await ctx.services.twoFactor.state(userId);
+    if (totp.enabled) methods.push(totp.locked ? { method: '2fa', available: false, reason: LOCKED_REASON } : { method: '2fa', available: true });
+    if (await passkeyStore.byUser(db, userId)) {
+      methods.push(ctx.config.passkey.enabled ? { method: 'passkey', available: true } : { method: 'passkey', available: false, reason: 'Passkey is disabled.' });
+    }
+    return methods;
+  }
+
+  /** The reference's policy: enrolled factors; without any, the password (or OAuth) for the fallback scopes. */
+  async function methodsFor(user: UserRow, scope: WireScope): Promise<MethodOption[]> {
+    const totp = await ctx.services.twoFactor.state(Number(user.id));
+    if (NEEDS_TOTP.has(scope) && !totp.enabled) return [];
+    const methods = await factorMethods(Number(user.id));
+    if (methods.length === 0 && FALLBACK_SCOPES.has(scope)) {
+      if (user.password_hash) {
+        const off = !ctx.config.passwordLoginEnabled && scope.startsWith('account.binding.');
+        methods.push(off ? { method: 'password', available: false, reason: 'Password authentication is disabled.' } : { method: 'password', available: true });
+      } else {
+        methods.push({ method: 'oauth', available: false, reason: 'OAuth re-authentication is not available.' });
+      }
+    }
+    return methods;
+  }
+
+  async function userOf(identity: AccountIdentity) {
+    const user = await usersStore.byId(db, identity.userId);
+    if (!user) throw new AppError('AUTH_SESSION_REVOKED');
+    return user;
+  }
+
+  return {
+    proofs,
+    factorMethods,
+
+    /** The secondFactor hook: a 5-minute login_verification flow when the user has a factor. */
+    async loginChallenge(user: UserRow, loginMethod: string): Promise<PrimaryLoginOutcome> {
+      const methods = await factorMethods(Number(user.id));
+      if (methods.length === 0) return null;
+      if (!methods.some((m) => m.available)) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
+      const flow = await ctx.services.flows.create<LoginFlowPayload>({
+        purpose: 'login_verification',
+        ttlSeconds: LOGIN_FLOW_TTL_SECONDS,
+        userId: Number(user.id),
+        payload: { uv: user.auth_version, login_method: loginMethod },
+      });
+      return { kind: 'challenge', data: { require_verification: true, flow_token: flow.token, expires_at: flow.expiresAt, methods } };
+    },
+
+    /** A live login flow and its user, unchanged since the first factor; AUTH_FLOW_INVALID otherwise. */
+    async loginFlow(token: string) {
+      const flow = await ctx.services.flows.peek<LoginFlowPayload>(token, 'login_verification');
+      if (!flow || flow.userId === null) throw new AppError('AUTH_FLOW_INVALID');
+      const user = await usersStore.byId(db, flow.userId);
+      if (!user || user.status !== USER_STATUS.enabled || user.auth_version !== flow.payload.uv) throw new AppError('AUTH_FLOW_INVALID');
+      return { flow, user };
+    },
+
+    /** Consumes the login flow (exactly once) and issues the session under the primary login method. */
+    async finishLogin(token: string, user: UserRow, client: ClientInfo) {
+      const flow = await ctx.services.flows.consume<LoginFlowPayload>(token, 'login_verification');
+      if (!flow) throw new AppError('AUTH_FLOW_INVALID');
+      return ctx.services.sessions.issue(user, flow.payload.login_method, client);
+    },
+
+    /** A30 / A26: second step with a TOTP or backup code. */
+    async verifyLogin(input: { flow_token?: string; method?: string; code?: string }, client: ClientInfo) {
+      const token = input.flow_token?.trim();
+      const code = input.code?.trim();
+      if (!token || !code) throw new AppError('LOGIN_INVALID_PARAMETERS');
+      if ((input.method?.trim() || '2fa') !== '2fa') throw new AppError('SECURITY_PROOF_METHOD_MISMATCH');
+      const { user } = await this.loginFlow(token);
+      try {
+        await ctx.services.twoFactor.verify(Number(user.id), code);
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'TWOFA_NOT_ENABLED') throw new AppError('AUTH_FLOW_INVALID');
+        throw e;
+      }
+      return this.finishLogin(token, user, client);
+    },
+
+    /** A48. */
+    async methods(identity: AccountIdentity, scopeName: string | undefined) {
+      const scope = wireScope(scopeName);
+      const methods = await methodsFor(await userOf(identity), scope);
+      return { scope, methods, oauth_providers: [], password_encryption_enabled: ctx.config.passwordLoginEncryptionEnabled };
+    },
+
+    /** A47: passes the 2fa or password method for one scope and returns a security proof. */
+    async verify(identity: AccountIdentity, input: VerifyInput) {
+      if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
+      const scope = wireScope(input.scope);
+      const context = normaliseContext(scope, input.context);
+      const method = (input.method ?? '').trim();
+      if (method === 'passkey' || method === 'oauth') throw new AppError('SECURITY_VERIFICATION_FLOW_REQUIRED');
+      if (method !== '2fa' && method !== 'password') throw new AppError('SECURITY_PROOF_METHOD_MISMATCH');
+      const user = await userOf(identity);
+      const option = (await methodsFor(user, scope)).find((m) => m.method === method);
+      if (!option) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
+      if (!option.available) throw new AppError(option.reason === LOCKED_REASON ? 'SECURITY_VERIFICATION_LOCKED' : 'SECURITY_METHOD_UNAVAILABLE');
+      if (method === '2fa') {
+        if (!input.code?.trim()) throw new AppError('SECURITY_VERIFICATION_FAILED');
+        // Regenerating backup codes needs the authenticator itself, not one of the codes being replaced.
+        await ctx.services.twoFactor.verify(identity.userId, input.code, { allowBackup: scope !== '2fa.backup_codes.regenerate' });
+      } else {
+        const password = await ctx.services.login.passwordFrom(input);
+        const check = await verifyPassword(password === null ? null : user.password_hash, password ?? '');
+        if (!check.valid) throw new AppError('SECURITY_VERIFICATION_FAILED');
+      }
+      return proofs.issue(identity, scope, context, method);
+    },
+  };
+}
+
+export type VerificationService = ReturnType<typeof createVerificationService>;
