@@ -19,6 +19,7 @@ import { createLoginService } from './login/service.js';
 import { createFlowsService } from './flows/service.js';
 import { accountRoutes } from './routes.js';
 import { installSecondFactor, securityBucket } from './verification/install.js';
+import { createEmailOAuthServices } from './oauth/wiring.js';
 
 const INVALIDATE = 'account:invalidate';
 
@@ -50,6 +51,7 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
   ctx.services.login = createLoginService(ctx);
   ctx.services.flows = createFlowsService(ctx);
   installSecondFactor(ctx);
+  ctx.services.emailOAuth = createEmailOAuthServices(ctx);
   await runtime.bus.subscribe(INVALIDATE, (m) => {
     if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
     else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));

@@ -10,6 +10,7 @@ import type { SessionsService } from './sessions/service.js';
 import type { LoginService } from './login/service.js';
 import type { UserRow } from './users/store.js';
 import type { FlowsService } from './flows/service.js';
+import type { EmailOAuthServices } from './oauth/wiring.js';
 import type { TwoFactorService } from './two-factor/service.js';
 import type { VerificationService } from './verification/service.js';
 
@@ -45,6 +46,8 @@ export interface AccountServices {
   flows: FlowsService;
   twoFactor: TwoFactorService;
   verification: VerificationService;
+  /** Mail, email codes, password reset, OAuth, WeChat, Telegram and bindings. */
+  emailOAuth: EmailOAuthServices;
 }
 
 export interface AccountContext {

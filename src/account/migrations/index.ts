@@ -3,6 +3,7 @@ import type { DialectName } from '../../kit/db/index.js';
 import { core } from './0001_core.js';
 import { flows } from './0002_flows.js';
 import { secondFactor } from './0100_second_factor.js';
+import { emailOAuth } from './0200_email_oauth.js';
 
 /**
  * Account migrations, applied in name order at start. Each feature area takes its own number range so
@@ -14,5 +15,6 @@ export function accountMigrations(dialect: DialectName): Record<string, Migratio
     '0001_core': core(dialect),
     '0002_flows': flows,
     '0100_second_factor': secondFactor,
+    '0200_email_oauth': emailOAuth,
   };
 }

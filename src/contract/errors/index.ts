@@ -1,8 +1,10 @@
 import { kitErrors, type ErrorCatalog } from '../../kit/http/errors.js';
 import { accountErrors } from './account.js';
+import { gatewayErrors } from './gateway.js';
 import { securityErrors } from './security.js';
+import { oauthErrors } from './oauth.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, securityErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

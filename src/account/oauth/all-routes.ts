@@ -1,0 +1,5 @@
+import { emailCodeRoutes } from '../email/routes.js';
+import { resetRoutes } from '../reset/routes.js';
+
+/** Every implemented operation of email, reset, OAuth and bindings. */
+export const emailOAuthRoutes = [...emailCodeRoutes, ...resetRoutes];

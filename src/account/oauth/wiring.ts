@@ -1,0 +1,22 @@
+import path from 'node:path';
+import { createMailer } from '../../kit/mail/index.js';
+import type { AccountContext } from '../context.js';
+import { createEmailService } from '../email/service.js';
+import { createResetService } from '../reset/service.js';
+
+/** Mail, email codes, reset, OAuth and bindings: created once per account context. */
+export function createEmailOAuthServices(ctx: AccountContext) {
+  const cfg = ctx.config.mailOAuth;
+  const mailer = createMailer({
+    smtpUrl: cfg.mail.smtpUrl,
+    from: cfg.mail.from,
+    outboxDir: path.join(ctx.config.dataDir, 'outbox'),
+    log: ctx.log.child({ module: 'mail' }),
+  });
+  const email = createEmailService(ctx, mailer);
+  const reset = createResetService(ctx, email);
+  ctx.hooks.consumeEmailCode = (purpose, address, code) => email.consume(purpose, address, code);
+  return { mailer, email, reset };
+}
+
+export type EmailOAuthServices = ReturnType<typeof createEmailOAuthServices>;

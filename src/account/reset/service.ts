@@ -1,0 +1,104 @@
+import crypto from 'node:crypto';
+import { AppError, type Lang } from '../../kit/http/errors.js';
+import { hashPassword } from '../../kit/crypto/password.js';
+import { deriveKey, hmac, randomToken, safeEqual } from '../../kit/crypto/tokens.js';
+import { nowSeconds, USER_STATUS } from '../db.js';
+import type { AccountContext } from '../context.js';
+import { passwordProblem } from '../users/service.js';
+import { bindingDb } from '../bindings/store.js';
+import { emailCodesStore } from '../email/store.js';
+import { CODE_MAX_ATTEMPTS, normalizeEmail, type EmailService } from '../email/service.js';
+
+const PURPOSE = 'reset';
+const GENERATED_LENGTH = 12;
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+
+function generatedPassword(): string {
+  let out = '';
+  for (let i = 0; i < GENERATED_LENGTH; i++) out += ALPHABET[crypto.randomInt(0, ALPHABET.length)];
+  return out;
+}
+
+/** A11 and A42: emailed single-use reset tokens. */
+export function createResetService(ctx: AccountContext, email: EmailService) {
+  const db = bindingDb(ctx);
+  const cfg = ctx.config.mailOAuth;
+  const key = deriveKey(ctx.secret, 'password-reset');
+  const hashOf = (address: string, token: string) => hmac(key, `${address}\n${token}`);
+
+  return {
+    /**
+     * A11: answers the same whether or not the address has an account. The mail goes out after the
+     * answer, so SMTP latency does not tell the two cases apart either.
+     */
+    async request(rawEmail: string | undefined, ip: string, lang: Lang, baseUrl: string) {
+      const address = normalizeEmail(rawEmail);
+      await email.limitSends(ip, address);
+      const token = randomToken(24);
+      const user = await db
+        .selectFrom('users')
+        .select(['id', 'status'])
+        .where('email', '=', address)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (!user) return;
+      const now = nowSeconds();
+      await emailCodesStore.put(db, { purpose: PURPOSE, email: address, code_hash: hashOf(address, token), created_at: now, expires_at: now + cfg.passwordResetTtlSeconds });
+      const link = `${baseUrl}/user/reset?email=${encodeURIComponent(address)}&token=${encodeURIComponent(token)}`;
+      void email
+        .send(address, 'password_reset', lang, { link, minutes: Math.round(cfg.passwordResetTtlSeconds / 60) })
+        .catch((e) => ctx.log.warn({ err: e }, 'password reset mail failed'));
+    },
+
+    /**
+     * A42: checks the token, sets the chosen password (validated like registration) or a generated one,
+     * bumps the auth version and revokes every session. Returns the generated password, if any.
+     */
+    async reset(input: { email?: string; token?: string; password?: string }): Promise<string | null> {
+      const invalid = () => new AppError('RESET_LINK_INVALID');
+      const address = (input.email ?? '').trim().toLowerCase();
+      const token = input.token ?? '';
+      if (!address || !token || token.length > 128) throw invalid();
+      const chosen = input.password ? input.password : null;
+      if (chosen !== null) {
+        const problem = passwordProblem(chosen);
+        if (problem) throw new AppError('RESET_PASSWORD_INVALID', { params: { detail: problem } });
+      }
+      const row = await emailCodesStore.get(db, PURPOSE, address);
+      if (!row) throw invalid();
+      if (Number(row.expires_at) <= nowSeconds() || row.attempts >= CODE_MAX_ATTEMPTS) {
+        await emailCodesStore.remove(db, PURPOSE, address);
+        throw invalid();
+      }
+      const hash = hashOf(address, token);
+      if (!safeEqual(hash, row.code_hash)) {
+        await emailCodesStore.addAttempt(db, PURPOSE, address);
+        throw invalid();
+      }
+      const password = chosen ?? generatedPassword();
+      const passwordHash = await hashPassword(password);
+      const userId = await db.transaction().execute(async (trx) => {
+        if (!(await emailCodesStore.take(trx, PURPOSE, address, hash))) return null;
+        const user = await trx
+          .selectFrom('users')
+          .select(['id', 'status'])
+          .where('email', '=', address)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (!user || user.status !== USER_STATUS.enabled) return null;
+        await trx
+          .updateTable('users')
+          .set((eb) => ({ password_hash: passwordHash, auth_version: eb('auth_version', '+', 1) }))
+          .where('id', '=', Number(user.id))
+          .execute();
+        return Number(user.id);
+      });
+      if (userId === null) throw invalid();
+      await ctx.services.sessions.revokeAllOfUser(userId, 'password_reset');
+      await ctx.invalidateUser(userId);
+      return chosen === null ? password : null;
+    },
+  };
+}
+
+export type ResetService = ReturnType<typeof createResetService>;
