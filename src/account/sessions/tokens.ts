@@ -17,13 +17,17 @@ export type VerifyResult = { ok: true; claims: AccessClaims } | { ok: false; rea
 
 /** HS256 access tokens of browser sessions, signed with a key derived for this purpose only. */
 export function createAccessTokens(secret: string, ttlSeconds: number) {
-  const key = crypto.createSecretKey(deriveKey(secret, 'access'));
+  // A WebCrypto key imported once: given a KeyObject, jose re-imports it on every sign and verify.
+  const cryptoKey = crypto.webcrypto.subtle.importKey('raw', deriveKey(secret, 'access'), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
 
   async function verify(token: string, opts: { ignoreExpiry?: boolean } = {}): Promise<VerifyResult> {
     try {
       // To ignore expiry (logout with an expired token), verify as of just before the token expired.
       const at = opts.ignoreExpiry ? Math.min(Date.now(), (Number(decodeJwt(token).exp) - 1) * 1000) : undefined;
-      const { payload } = await jwtVerify(token, key, {
+      const { payload } = await jwtVerify(token, await cryptoKey, {
         algorithms: ['HS256'],
         issuer: ISSUER,
         audience: AUDIENCE,
@@ -60,7 +64,7 @@ export function createAccessTokens(secret: string, ttlSeconds: number) {
         .setIssuedAt(now)
         .setNotBefore(now - 5)
         .setExpirationTime(expiresAt)
-        .sign(key);
+        .sign(await cryptoKey);
       return { token, expiresAt };
     },
     verify,
