@@ -3,6 +3,8 @@ import { createMailer } from '../../kit/mail/index.js';
 import type { AccountContext } from '../context.js';
 import { createEmailService } from '../email/service.js';
 import { createResetService } from '../reset/service.js';
+import { createBindingsService } from '../bindings/service.js';
+import { createOAuthService, type OAuthService } from './service.js';
 
 /** Mail, email codes, reset, OAuth and bindings: created once per account context. */
 export function createEmailOAuthServices(ctx: AccountContext) {
@@ -15,8 +17,11 @@ export function createEmailOAuthServices(ctx: AccountContext) {
   });
   const email = createEmailService(ctx, mailer);
   const reset = createResetService(ctx, email);
+  let oauthService: OAuthService | null = null;
+  const bindings = createBindingsService(ctx, () => oauthService!.providers);
+  oauthService = createOAuthService(ctx, bindings, email);
   ctx.hooks.consumeEmailCode = (purpose, address, code) => email.consume(purpose, address, code);
-  return { mailer, email, reset };
+  return { mailer, email, reset, bindings, oauth: oauthService };
 }
 
 export type EmailOAuthServices = ReturnType<typeof createEmailOAuthServices>;

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { ok } from '../../kit/http/envelope.js';
+import { accountOf } from '../context.js';
+import { identityOf } from '../auth.js';
+import { requireSecurityProof } from '../verification-seam.js';
+import { langOfRequest } from '../email/routes.js';
+
+const userId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const providerId = Type.String({ minLength: 1, maxLength: 64 });
+
+export const bindingRoutes = [
+  implement('A31', {
+    handler: async (req) => ok(await accountOf(req).services.emailOAuth.bindings.list(identityOf(req).userId)),
+  }),
+
+  implement('A32', {
+    rateLimit: ['critical'],
+    schema: { params: Type.Object({ provider_id: providerId }) },
+    handler: async (req) => {
+      const ctx = accountOf(req);
+      const identity = identityOf(req);
+      const id = req.params.provider_id.toLowerCase();
+      await requireSecurityProof(req, identity, 'AccountUnbind', { provider_id: id });
+      const { user, kind } = await ctx.services.emailOAuth.bindings.unbind(identity.userId, id, true);
+      const warning = await ctx.services.emailOAuth.email.notify(user.email, `${kind.name} account unbound`, langOfRequest(req));
+      return ok({ provider_id: id, notification_warning: warning });
+    },
+  }),
+
+  implement('A20', {
+    schema: { params: Type.Object({ id: userId }) },
+    handler: async (req) => {
+      const b = accountOf(req).services.emailOAuth.bindings;
+      await b.requireOutrank(identityOf(req), req.params.id);
+      return ok(await b.list(req.params.id));
+    },
+  }),
+
+  implement('A21', {
+    schema: { params: Type.Object({ id: userId, provider_id: providerId }) },
+    handler: async (req) => {
+      const b = accountOf(req).services.emailOAuth.bindings;
+      await b.requireOutrank(identityOf(req), req.params.id);
+      await b.unbind(req.params.id, req.params.provider_id.toLowerCase(), false);
+      return ok();
+    },
+  }),
+
+  implement('A19', {
+    schema: { params: Type.Object({ id: userId, binding_type: Type.String({ minLength: 1, maxLength: 32 }) }) },
+    handler: async (req) => {
+      const b = accountOf(req).services.emailOAuth.bindings;
+      await b.requireOutrank(identityOf(req), req.params.id);
+      const type = req.params.binding_type.toLowerCase();
+      const user = await b.clear(req.params.id, type);
+      return ok({ bindingType: type, username: user.username }, 'success');
+    },
+  }),
+];
