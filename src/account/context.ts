@@ -13,6 +13,7 @@ import type { FlowsService } from './flows/service.js';
 import type { EmailOAuthServices } from './oauth/wiring.js';
 import type { TwoFactorService } from './two-factor/service.js';
 import type { VerificationService } from './verification/service.js';
+import type { PasskeysService } from './passkeys/service.js';
 
 /** What a login needs after the first factor passed: a session, or a second-step challenge. */
 export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
@@ -46,6 +47,7 @@ export interface AccountServices {
   flows: FlowsService;
   twoFactor: TwoFactorService;
   verification: VerificationService;
+  passkeys: PasskeysService;
   /** Mail, email codes, password reset, OAuth, WeChat, Telegram and bindings. */
   emailOAuth: EmailOAuthServices;
 }

@@ -4,7 +4,8 @@ import { sessionRoutes } from './sessions/routes.js';
 import { userRoutes } from './users/routes.js';
 import { twoFactorRoutes } from './two-factor/routes.js';
 import { verificationRoutes } from './verification/routes.js';
+import { passkeyRoutes } from './passkeys/routes.js';
 import { emailOAuthRoutes } from './oauth/all-routes.js';
 
 /** Every implemented account operation; the registry marks the rest planned. */
-export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes, ...emailOAuthRoutes];
+export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes, ...passkeyRoutes, ...emailOAuthRoutes];

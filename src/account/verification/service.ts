@@ -71,6 +71,7 @@ export function createVerificationService(ctx: AccountContext) {
   return {
     proofs,
     factorMethods,
+    methodsFor,
 
     /** The secondFactor hook: a 5-minute login_verification flow when the user has a factor. */
     async loginChallenge(user: UserRow, loginMethod: string): Promise<PrimaryLoginOutcome> {
@@ -112,7 +113,7 @@ export function createVerificationService(ctx: AccountContext) {
       try {
         await ctx.services.twoFactor.verify(Number(user.id), code);
       } catch (e) {
-        if (e instanceof AppError && e.code === 'TWOFA_NOT_ENABLED') throw new AppError('AUTH_FLOW_INVALID');
+        if (e instanceof AppError && e.code === 'TWOFA_NOT_ENABLED') throw new AppError('SECURITY_METHOD_UNAVAILABLE');
         throw e;
       }
       return this.finishLogin(token, user, client);

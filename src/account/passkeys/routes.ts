@@ -1,0 +1,103 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { AppError } from '../../kit/http/errors.js';
+import { ok } from '../../kit/http/envelope.js';
+import { accountOf } from '../context.js';
+import { identityOf } from '../auth.js';
+import { clientInfo, sendSession } from '../sessions/http.js';
+import { requireSecurityProof } from '../verification-seam.js';
+
+const token = Type.Optional(Type.String({ maxLength: 128 }));
+const rpId = Type.Optional(Type.String({ maxLength: 255 }));
+/** The browser's PublicKeyCredential JSON (opaque to SPEC; checked by the WebAuthn library). */
+const credential = Type.Optional(Type.Unknown());
+
+export const passkeyRoutes = [
+  implement('A34', {
+    rateLimit: ['security'],
+    handler: async (req) => ok(await accountOf(req).services.passkeys.status(identityOf(req).userId)),
+  }),
+
+  implement('A37', {
+    rateLimit: ['security'],
+    schema: { body: Type.Optional(Type.Object({ rp_id: rpId })) },
+    handler: async (req) => {
+      const { config, services } = accountOf(req);
+      if (!config.passkey.enabled) throw new AppError('PASSKEY_DISABLED');
+      const identity = identityOf(req);
+      await requireSecurityProof(req, identity, 'PasskeyRegister');
+      return ok(await services.passkeys.beginRegister(identity, req.body?.rp_id));
+    },
+  }),
+
+  implement('A38', {
+    rateLimit: ['security'],
+    schema: { body: Type.Object({ flow_token: token, credential }) },
+    handler: async (req) => {
+      const rotation = await accountOf(req).services.passkeys.finishRegister(identityOf(req), req.body.flow_token, req.body.credential);
+      return ok(rotation, 'Passkey registered');
+    },
+  }),
+
+  implement('A33', {
+    rateLimit: ['security'],
+    handler: async (req) => {
+      const identity = identityOf(req);
+      const { passkeys } = accountOf(req).services;
+      if (!(await passkeys.registered(identity.userId))) throw new AppError('PASSKEY_NOT_REGISTERED');
+      await requireSecurityProof(req, identity, 'PasskeyDelete');
+      return ok(await passkeys.remove(identity), 'Passkey removed');
+    },
+  }),
+
+  implement('A22', {
+    schema: { params: Type.Object({ id: Type.Integer({ minimum: 1 }) }) },
+    handler: async (req) => ok(await accountOf(req).services.passkeys.adminReset(identityOf(req), req.params.id), 'Passkey reset'),
+  }),
+
+  implement('A35', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Optional(Type.Object({ rp_id: rpId })) },
+    handler: async (req) => ok(await accountOf(req).services.passkeys.beginLogin(req.body?.rp_id)),
+  }),
+
+  implement('A36', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Object({ flow_token: token, credential }) },
+    handler: async (req, reply) => {
+      const issued = await accountOf(req).services.passkeys.finishLogin(req.body.flow_token, req.body.credential, clientInfo(req));
+      return sendSession(req, reply, issued);
+    },
+  }),
+
+  implement('A28', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Object({ flow_token: token, rp_id: rpId }) },
+    handler: async (req) => ok(await accountOf(req).services.passkeys.beginSecondStep(req.body.flow_token, req.body.rp_id)),
+  }),
+
+  implement('A29', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Object({ flow_token: token, passkey_flow_token: token, credential }) },
+    handler: async (req, reply) => {
+      const { flow_token, passkey_flow_token } = req.body;
+      const issued = await accountOf(req).services.passkeys.finishSecondStep(flow_token, passkey_flow_token, req.body.credential, clientInfo(req));
+      return sendSession(req, reply, issued);
+    },
+  }),
+
+  implement('A39', {
+    rateLimit: ['security'],
+    schema: {
+      body: Type.Object({ scope: Type.Optional(Type.String({ maxLength: 64 })), context: Type.Optional(Type.Unknown()), rp_id: rpId }, { additionalProperties: false }),
+    },
+    handler: async (req) => ok(await accountOf(req).services.passkeys.beginStepUp(identityOf(req), req.body)),
+  }),
+
+  implement('A40', {
+    rateLimit: ['security'],
+    noStore: true,
+    schema: { body: Type.Object({ flow_token: token, credential }) },
+    handler: async (req) => ok(await accountOf(req).services.passkeys.finishStepUp(identityOf(req), req.body.flow_token, req.body.credential)),
+  }),
+];
