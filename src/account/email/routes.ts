@@ -2,8 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
-import { langOf } from '../../kit/http/errors.js';
+import { AppError, langOf } from '../../kit/http/errors.js';
 import { accountOf } from '../context.js';
+import { identityOf } from '../auth.js';
+import { requireSecurityProof } from '../verification-seam.js';
+import { normalizeEmail } from './service.js';
 
 export const langOfRequest = (req: FastifyRequest) => langOf(req.headers['accept-language']);
 
@@ -19,5 +22,40 @@ export const emailCodeRoutes = [
       await accountOf(req).services.emailOAuth.email.sendVerificationCode(req.query.email, req.ip, langOfRequest(req));
       return ok();
     },
+  }),
+];
+
+const bindBody = Type.Object({
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  flow_token: Type.Optional(Type.String({ maxLength: 256 })),
+  code: Type.Optional(Type.String({ maxLength: 32 })),
+  new_code: Type.Optional(Type.String({ maxLength: 32 })),
+  old_code: Type.Optional(Type.String({ maxLength: 32 })),
+});
+
+export const emailBindingRoutes = [
+  implement('A04', {
+    rateLimit: ['critical'],
+    schema: { body: bindBody },
+    handler: async (req) => {
+      const identity = identityOf(req);
+      const svc = accountOf(req).services.emailOAuth.emailBinding;
+      if (identity.via === 'personal_token' || !identity.sid) throw new AppError('EMAIL_BINDING_PERSONAL_TOKEN');
+      const address = normalizeEmail(req.body.email);
+      const proof = await requireSecurityProof(req, identity, 'AccountBind', { provider: 'email', email: address });
+      return ok(await svc.start(identity, address, proof.method, req.ip, langOfRequest(req)));
+    },
+  }),
+
+  implement('A03', {
+    rateLimit: ['critical'],
+    schema: { body: bindBody },
+    handler: async (req) => ok(await accountOf(req).services.emailOAuth.emailBinding.resend(identityOf(req), req.body.flow_token, langOfRequest(req))),
+  }),
+
+  implement('A02', {
+    rateLimit: ['critical'],
+    schema: { body: bindBody },
+    handler: async (req) => ok(await accountOf(req).services.emailOAuth.emailBinding.complete(identityOf(req), req.body, langOfRequest(req)), 'Email binding successful'),
   }),
 ];

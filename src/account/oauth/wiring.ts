@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createMailer } from '../../kit/mail/index.js';
 import type { AccountContext } from '../context.js';
 import { createEmailService } from '../email/service.js';
+import { createEmailBindingService } from '../email/binding.js';
 import { createResetService } from '../reset/service.js';
 import { createBindingsService } from '../bindings/service.js';
 import { createOAuthService, type OAuthService } from './service.js';
@@ -17,11 +18,12 @@ export function createEmailOAuthServices(ctx: AccountContext) {
   });
   const email = createEmailService(ctx, mailer);
   const reset = createResetService(ctx, email);
+  const emailBinding = createEmailBindingService(ctx, email);
   let oauthService: OAuthService | null = null;
   const bindings = createBindingsService(ctx, () => oauthService!.providers);
   oauthService = createOAuthService(ctx, bindings, email);
   ctx.hooks.consumeEmailCode = (purpose, address, code) => email.consume(purpose, address, code);
-  return { mailer, email, reset, bindings, oauth: oauthService };
+  return { mailer, email, reset, emailBinding, bindings, oauth: oauthService };
 }
 
 export type EmailOAuthServices = ReturnType<typeof createEmailOAuthServices>;
