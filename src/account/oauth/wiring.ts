@@ -6,6 +6,8 @@ import { createEmailBindingService } from '../email/binding.js';
 import { createResetService } from '../reset/service.js';
 import { createBindingsService } from '../bindings/service.js';
 import { createOAuthService, type OAuthService } from './service.js';
+import { createWeChatService } from './wechat.js';
+import { createTelegramService } from './telegram.js';
 
 /** Mail, email codes, reset, OAuth and bindings: created once per account context. */
 export function createEmailOAuthServices(ctx: AccountContext) {
@@ -22,8 +24,10 @@ export function createEmailOAuthServices(ctx: AccountContext) {
   let oauthService: OAuthService | null = null;
   const bindings = createBindingsService(ctx, () => oauthService!.providers);
   oauthService = createOAuthService(ctx, bindings, email);
+  const wechat = createWeChatService(ctx, bindings, email);
+  const telegram = createTelegramService(ctx, bindings);
   ctx.hooks.consumeEmailCode = (purpose, address, code) => email.consume(purpose, address, code);
-  return { mailer, email, reset, emailBinding, bindings, oauth: oauthService };
+  return { mailer, email, reset, emailBinding, bindings, oauth: oauthService, wechat, telegram };
 }
 
 export type EmailOAuthServices = ReturnType<typeof createEmailOAuthServices>;

@@ -1,0 +1,73 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { implement } from '../../contract/types.js';
+import { ok } from '../../kit/http/envelope.js';
+import { AppError } from '../../kit/http/errors.js';
+import { accountOf } from '../context.js';
+import { identityOf } from '../auth.js';
+import { clientInfo, sendSession } from '../sessions/http.js';
+import { requireSecurityProof } from '../verification-seam.js';
+import { langOfRequest } from '../email/routes.js';
+import { TelegramBindError } from './telegram.js';
+
+const rawQuery = (req: FastifyRequest) => {
+  const i = req.raw.url?.indexOf('?') ?? -1;
+  return i < 0 ? '' : req.raw.url!.slice(i + 1);
+};
+
+/** WeChat (social) and Telegram (chat-bot) login and binding. */
+export const socialRoutes = [
+  implement('A09', {
+    rateLimit: ['critical'],
+    schema: { querystring: Type.Object({ code: Type.Optional(Type.String({ maxLength: 256 })) }) },
+    handler: async (req, reply) => {
+      const outcome = await accountOf(req).services.emailOAuth.wechat.login(req.query.code, clientInfo(req));
+      if (outcome.kind === 'challenge') return ok(outcome.data);
+      return sendSession(req, reply, outcome.issued);
+    },
+  }),
+
+  implement('A10', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 128 }) }) },
+    handler: async (req) => {
+      const identity = identityOf(req);
+      const svc = accountOf(req).services.emailOAuth.wechat;
+      if (!svc.enabled()) throw new AppError('WECHAT_DISABLED');
+      await requireSecurityProof(req, identity, 'AccountBind', { provider: 'wechat', code: req.body.code });
+      return ok(await svc.bind(identity, req.body.code, langOfRequest(req)), 'Binding successful');
+    },
+  }),
+
+  implement('A08', {
+    rateLimit: ['critical'],
+    handler: async (req, reply) => {
+      const outcome = await accountOf(req).services.emailOAuth.telegram.login(rawQuery(req), clientInfo(req));
+      if (outcome.kind === 'challenge') return ok(outcome.data);
+      return sendSession(req, reply, outcome.issued);
+    },
+  }),
+
+  implement('A07', {
+    rateLimit: ['critical'],
+    handler: async (req) => ok(await accountOf(req).services.emailOAuth.telegram.startBind(identityOf(req))),
+  }),
+
+  implement('A06', {
+    rateLimit: ['critical'],
+    schema: { params: Type.Object({ flow_token: Type.String({ minLength: 1, maxLength: 256 }) }) },
+    handler: async (req, reply) => {
+      const ctx = accountOf(req);
+      const token = req.params.flow_token;
+      let target = `/oauth/chatbot?telegram_bind=success&flow_token=${encodeURIComponent(token)}`;
+      try {
+        await ctx.services.emailOAuth.telegram.finishBind(token, rawQuery(req));
+      } catch (e) {
+        const reason = e instanceof TelegramBindError ? e.reason : 'INTERNAL_ERROR';
+        if (reason === 'INTERNAL_ERROR') ctx.log.error({ err: e }, 'Telegram binding failed');
+        target = `/oauth/chatbot?telegram_bind=error&error_code=TELEGRAM_BIND_${reason}`;
+      }
+      return reply.redirect(target, 302);
+    },
+  }),
+];
