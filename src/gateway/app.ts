@@ -9,32 +9,65 @@ import type { OperationImpl } from '../contract/types.js';
 import type { Runtime } from '../runtime.js';
 import type { GatewayDB } from './db.js';
 import { gatewayMigrations } from './migrations/index.js';
+import { gatewaySecretKey, type GatewayContext } from './context.js';
+import { gatewayAuthenticator } from './auth.js';
+import { StaffService } from './staff/service.js';
+import { ProofService } from './staff/proofs.js';
+import { staffRoutes } from './staff/routes.js';
+import { ChannelService } from './channels/service.js';
+import { channelRoutes } from './channels/routes.js';
+import { channelMoreRoutes } from './channels/more-routes.js';
+import { prefillRoutes } from './prefill/routes.js';
 
-export const gatewayRoutes: OperationImpl<any>[] = [];
+/** Opens the gateway database (migrated) and builds its services; used by the app and the CLI. */
+export async function createGatewayContext(config: Config, runtime: Runtime) {
+  const database = await openDatabase<GatewayDB>(config.gateway.databaseUrl);
+  await migrate(database, 'gateway', gatewayMigrations(database.dialect));
+  const ctx: GatewayContext = {
+    config,
+    database,
+    db: database.db,
+    log: runtime.log.child({ deployable: 'gateway' }),
+    secretKey: gatewaySecretKey(config),
+  };
+  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels: new ChannelService(ctx) };
+  return { ctx, services };
+}
+
+function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
+  const limiter = runtime ? runtime.limiter('gateway') : { hit: async () => ({ allowed: true, remaining: 0, retryAfter: 0 }) };
+  return [
+    ...staffRoutes(services.staff, services.proofs, limiter as never),
+    ...channelRoutes(ctx, services.channels, services.proofs),
+    ...channelMoreRoutes(ctx, services.channels),
+    ...prefillRoutes(ctx),
+  ];
+}
 
 /** Builds the gateway deployable on its own database. */
 export async function buildGatewayApp(config: Config, runtime: Runtime) {
-  const database = await openDatabase<GatewayDB>(config.gateway.databaseUrl);
-  await migrate(database, 'gateway', gatewayMigrations(database.dialect));
-  const log = runtime.log.child({ deployable: 'gateway' });
-  const app = createHttpApp({ logger: log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog });
+  const { ctx, services } = await createGatewayContext(config, runtime);
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog });
+  app.decorate('gateway', ctx);
   const registered = registerOperations(app, {
     deployable: 'gateway',
-    implementations: gatewayRoutes,
-    // Staff identities arrive with the gateway core; until then every operation is planned (501).
-    authenticate: async () => {},
+    implementations: routesOf(ctx, services, runtime),
+    authenticate: gatewayAuthenticator(services.staff),
     enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
     rateLimits: {},
   });
   installOpsEndpoints(app, {
     name: 'gateway',
-    readiness: { database: () => database.ping() },
+    readiness: { database: () => ctx.database.ping() },
     openapi: () => buildOpenApi('Gateway API', registered),
   });
-  app.addHook('onClose', async () => database.close());
-  return { app, database };
+  app.addHook('onClose', async () => ctx.database.close());
+  return { app, database: ctx.database, ctx, services };
 }
 
+/** The manifest view: which gateway operations are implemented (no database needed). */
 export function gatewayOperations() {
-  return operationsOf('gateway', gatewayRoutes);
+  const none = null as unknown as GatewayContext;
+  const fake = { staff: null, proofs: null, channels: null } as never;
+  return operationsOf('gateway', routesOf(none, fake, null));
 }

@@ -1,6 +1,136 @@
+import crypto from 'node:crypto';
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
+import { open, seal } from '../kit/crypto/aead.js';
+import { createGatewayContext } from './app.js';
+import { writeSecretKeyFile } from './context.js';
+import { readAudit } from './audit/store.js';
 
-/** Gateway commands (staff, tokens, services, key rotation, audit). */
-export function registerGatewayCommands(_program: Command, _boot: () => { config: Config; runtime: Runtime }) {}
+type Boot = () => { config: Config; runtime: Runtime };
+
+/** Opens the gateway database, runs `fn`, and always closes it again. */
+async function withGateway<T>(boot: Boot, fn: (g: Awaited<ReturnType<typeof createGatewayContext>>) => Promise<T>): Promise<T> {
+  const { config, runtime } = boot();
+  const g = await createGatewayContext(config, runtime);
+  try {
+    return await fn(g);
+  } finally {
+    await g.ctx.database.close();
+    await runtime.close();
+  }
+}
+
+function role(v: string): 'root' | 'admin' {
+  if (v !== 'root' && v !== 'admin') throw new Error('--role must be root or admin');
+  return v;
+}
+
+/** Gateway commands (staff, tokens, services, key re-encryption, audit). Secrets are the last stdout line. */
+export function registerGatewayCommands(program: Command, boot: Boot) {
+  const staff = program.command('staff').description('manage gateway staff identities');
+  staff
+    .command('create')
+    .requiredOption('--name <name>')
+    .requiredOption('--role <role>', 'root or admin')
+    .action(async (o: { name: string; role: string }) => {
+      const id = await withGateway(boot, (g) => g.services.staff.create(o.name, role(o.role)));
+      console.log(`staff ${o.name} created (id ${id}, role ${o.role})`);
+    });
+  for (const effect of ['grant', 'deny'] as const) {
+    staff
+      .command(effect)
+      .requiredOption('--name <name>')
+      .requiredOption('--permission <permission>')
+      .action(async (o: { name: string; permission: string }) => {
+        await withGateway(boot, (g) => g.services.staff.setPermission(o.name, o.permission, effect));
+        console.log(`${effect === 'grant' ? 'granted' : 'denied'} ${o.permission} ${effect === 'grant' ? 'to' : 'for'} ${o.name}`);
+      });
+  }
+  staff
+    .command('totp')
+    .requiredOption('--name <name>')
+    .description('enroll TOTP for a staff member; prints the base32 secret last')
+    .action(async (o: { name: string }) => {
+      const r = await withGateway(boot, (g) => g.services.staff.enrollTotp(o.name));
+      console.log(r.uri);
+      console.log(r.secret);
+    });
+  staff.command('list').action(async () => {
+    const rows = await withGateway(boot, (g) => g.services.staff.list());
+    for (const r of rows) console.log(`${r.id}\t${r.name}\t${r.kind}\t${r.role}`);
+  });
+
+  const token = program.command('token').description('gateway bearer tokens');
+  token
+    .command('create')
+    .requiredOption('--staff <name>')
+    .option('--ttl <seconds>', 'expire after this many seconds')
+    .action(async (o: { staff: string; ttl?: string }) => {
+      const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
+      if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) throw new Error('--ttl must be a positive integer');
+      const r = await withGateway(boot, (g) => g.services.staff.issueToken(o.staff, ttl));
+      console.log(r.token);
+    });
+  token
+    .command('revoke')
+    .requiredOption('--token <token>')
+    .action(async (o: { token: string }) => {
+      const done = await withGateway(boot, (g) => g.services.staff.revokeToken(o.token));
+      if (!done) throw new Error('no active token matches');
+      console.log('token revoked');
+    });
+
+  program
+    .command('service')
+    .description('gateway service identities')
+    .command('create')
+    .requiredOption('--name <name>')
+    .requiredOption('--permission <list>', 'comma list of authz.* permissions')
+    .action(async (o: { name: string; permission: string }) => {
+      const perms = o.permission.split(',').map((p) => p.trim()).filter(Boolean);
+      const r = await withGateway(boot, async (g) => {
+        await g.services.staff.create(o.name, 'service', perms);
+        return g.services.staff.issueToken(o.name);
+      });
+      console.log(r.token);
+    });
+
+  program
+    .command('audit')
+    .description('print the gateway audit log (newest first)')
+    .option('--limit <n>', 'rows', '50')
+    .option('--channel <id>', 'only this channel')
+    .action(async (o: { limit: string; channel?: string }) => {
+      const rows = await withGateway(boot, (g) => readAudit(g.ctx.db, { limit: Math.min(10000, Number(o.limit) || 50), channelId: o.channel ? Number(o.channel) : undefined }));
+      for (const r of rows) console.log(JSON.stringify({ ...r, detail: JSON.parse(r.detail) }));
+    });
+
+  program
+    .command('gateway-rekey')
+    .description('re-encrypt channel keys and TOTP secrets under a new key (prints the new key last)')
+    .option('--new-key <hex>', '64 hex characters; generated when omitted')
+    .action(async (o: { newKey?: string }) => {
+      const hex = o.newKey ?? crypto.randomBytes(32).toString('hex');
+      if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error('--new-key must be 64 hex characters');
+      const next = Buffer.from(hex, 'hex');
+      const n = await withGateway(boot, async (g) => {
+        const old = g.ctx.secretKey;
+        const count = await g.ctx.db.transaction().execute(async (trx) => {
+          const rows = await trx.selectFrom('channels').select(['id', 'key']).execute();
+          for (const r of rows) {
+            await trx.updateTable('channels').set({ key: seal(next, open(old, r.key, 'channel.key'), 'channel.key') }).where('id', '=', r.id).execute();
+          }
+          const staffRows = await trx.selectFrom('staff').select(['id', 'totp_secret']).where('totp_secret', 'is not', null).execute();
+          for (const s of staffRows) {
+            await trx.updateTable('staff').set({ totp_secret: seal(next, open(old, s.totp_secret!, 'staff.totp'), 'staff.totp') }).where('id', '=', s.id).execute();
+          }
+          return rows.length;
+        });
+        if (!g.ctx.config.gateway.secretKey) writeSecretKeyFile(g.ctx.config, hex);
+        return count;
+      });
+      console.error(`re-encrypted ${n} channel keys; set GATEWAY_SECRET_KEY to the new key if you use it`);
+      console.log(hex);
+    });
+}

@@ -4,6 +4,134 @@ export interface GatewayMetaTable {
   value: string;
 }
 
+/** Staff members (role root|admin) and service identities (role service). */
+export interface StaffTable {
+  id: number;
+  name: string;
+  kind: 'staff' | 'service';
+  role: 'root' | 'admin' | 'service';
+  /** Sealed TOTP secret (AES-256-GCM), null until enrolled. */
+  totp_secret: string | null;
+  /** Last accepted TOTP time step, so one code is never accepted twice. */
+  totp_last_step: number;
+  created_at: number;
+}
+
+/** Per-identity grant or denial of one permission; a denial wins over the role and a grant. */
+export interface StaffPermissionTable {
+  staff_id: number;
+  permission: string;
+  effect: 'grant' | 'deny';
+}
+
+export interface StaffTokenTable {
+  id: number;
+  staff_id: number;
+  /** SHA-256 of the bearer token; the token itself is shown once and never stored. */
+  token_hash: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+/** Single-use security proofs issued by POST /api/staff/verify. */
+export interface SecurityProofTable {
+  token_hash: string;
+  staff_id: number;
+  scope: string;
+  channel_id: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface ChannelTable {
+  id: number;
+  type: number;
+  /** Sealed key text (AES-256-GCM); never selected into a response. */
+  key: string;
+  openai_organization: string | null;
+  test_model: string | null;
+  status: number;
+  name: string;
+  weight: number;
+  created_time: number;
+  test_time: number;
+  response_time: number;
+  base_url: string;
+  other: string;
+  balance: number;
+  balance_updated_time: number;
+  models: string;
+  group: string;
+  used_quota: number;
+  model_mapping: string | null;
+  status_code_mapping: string | null;
+  priority: number;
+  auto_ban: number;
+  other_info: string;
+  tag: string | null;
+  setting: string | null;
+  param_override: string | null;
+  header_override: string | null;
+  remark: string | null;
+  channel_info: string;
+  settings: string;
+}
+
+export interface AbilityTable {
+  group: string;
+  model: string;
+  channel_id: number;
+  enabled: number;
+  priority: number;
+  weight: number;
+  tag: string | null;
+}
+
+export interface AuditTable {
+  id: number;
+  actor_id: number;
+  actor_name: string;
+  operation: string;
+  channel_id: number | null;
+  /** JSON detail (names, counts, changed field names); never key values. */
+  detail: string;
+  created_at: number;
+}
+
+export interface IdempotencyTable {
+  actor_id: number;
+  operation: string;
+  key: string;
+  body_hash: string;
+  response: string | null;
+  created_at: number;
+}
+
+export interface PrefillGroupTable {
+  id: number;
+  name: string;
+  type: string;
+  items: string;
+  description: string;
+  created_time: number;
+  updated_time: number;
+  deleted_at: number | null;
+}
+
 export interface GatewayDB {
   gateway_meta: GatewayMetaTable;
+  staff: StaffTable;
+  staff_permissions: StaffPermissionTable;
+  staff_tokens: StaffTokenTable;
+  security_proofs: SecurityProofTable;
+  channels: ChannelTable;
+  abilities: AbilityTable;
+  gateway_audit: AuditTable;
+  idempotency_keys: IdempotencyTable;
+  prefill_groups: PrefillGroupTable;
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
 }

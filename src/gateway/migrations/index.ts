@@ -1,8 +1,11 @@
-import type { Kysely, Migration } from 'kysely';
-import type { DialectName } from '../../kit/db/index.js';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { idType, type DialectName } from '../../kit/db/index.js';
 
 /** Gateway migrations, applied in name order at start. */
-export function gatewayMigrations(_dialect: DialectName): Record<string, Migration> {
+export function gatewayMigrations(dialect: DialectName): Record<string, Migration> {
+  const id = idType(dialect);
+  const pk = (c: any) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey());
+  const real = dialect === 'postgres' ? 'double precision' : 'real';
   return {
     '0001_meta': {
       async up(db: Kysely<any>) {
@@ -11,6 +14,135 @@ export function gatewayMigrations(_dialect: DialectName): Record<string, Migrati
           .addColumn('key', 'varchar(128)', (c) => c.primaryKey())
           .addColumn('value', 'text', (c) => c.notNull())
           .execute();
+      },
+    },
+    '0002_staff': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('staff')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('name', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+          .addColumn('role', 'varchar(16)', (c) => c.notNull())
+          .addColumn('totp_secret', 'text')
+          .addColumn('totp_last_step', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('staff_permissions')
+          .addColumn('staff_id', 'bigint', (c) => c.notNull().references('staff.id').onDelete('cascade'))
+          .addColumn('permission', 'varchar(64)', (c) => c.notNull())
+          .addColumn('effect', 'varchar(8)', (c) => c.notNull())
+          .addPrimaryKeyConstraint('staff_permissions_pk', ['staff_id', 'permission'])
+          .execute();
+        await db.schema
+          .createTable('staff_tokens')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('staff_id', 'bigint', (c) => c.notNull().references('staff.id').onDelete('cascade'))
+          .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint')
+          .addColumn('revoked_at', 'bigint')
+          .execute();
+        await db.schema
+          .createTable('security_proofs')
+          .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey())
+          .addColumn('staff_id', 'bigint', (c) => c.notNull())
+          .addColumn('scope', 'varchar(64)', (c) => c.notNull())
+          .addColumn('channel_id', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('used_at', 'bigint')
+          .execute();
+      },
+    },
+    '0003_channels': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('channels')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('type', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('openai_organization', 'text')
+          .addColumn('test_model', 'text')
+          .addColumn('status', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('name', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+          .addColumn('weight', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_time', 'bigint', (c) => c.notNull())
+          .addColumn('test_time', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('response_time', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('base_url', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('other', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('balance', real, (c) => c.notNull().defaultTo(0))
+          .addColumn('balance_updated_time', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('models', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('group', 'varchar(255)', (c) => c.notNull().defaultTo('default'))
+          .addColumn('used_quota', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('model_mapping', 'text')
+          .addColumn('status_code_mapping', 'text')
+          .addColumn('priority', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('auto_ban', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('other_info', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('tag', 'varchar(255)')
+          .addColumn('setting', 'text')
+          .addColumn('param_override', 'text')
+          .addColumn('header_override', 'text')
+          .addColumn('remark', 'varchar(255)')
+          .addColumn('channel_info', 'text', (c) => c.notNull().defaultTo('{}'))
+          .addColumn('settings', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+        for (const col of ['name', 'tag', 'status', 'type', 'priority']) {
+          await db.schema.createIndex(`channels_${col}_idx`).on('channels').column(col).execute();
+        }
+        await db.schema
+          .createTable('abilities')
+          .addColumn('group', 'varchar(64)', (c) => c.notNull())
+          .addColumn('model', 'varchar(255)', (c) => c.notNull())
+          .addColumn('channel_id', 'bigint', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('priority', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('weight', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('tag', 'varchar(255)')
+          .addPrimaryKeyConstraint('abilities_pk', ['group', 'model', 'channel_id'])
+          .execute();
+        await db.schema.createIndex('abilities_channel_idx').on('abilities').column('channel_id').execute();
+        await db.schema.createIndex('abilities_tag_idx').on('abilities').column('tag').execute();
+      },
+    },
+    '0004_audit_idempotency_prefill': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('gateway_audit')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('actor_id', 'bigint', (c) => c.notNull())
+          .addColumn('actor_name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('operation', 'varchar(16)', (c) => c.notNull())
+          .addColumn('channel_id', 'bigint')
+          .addColumn('detail', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('actor_id', 'bigint', (c) => c.notNull())
+          .addColumn('operation', 'varchar(16)', (c) => c.notNull())
+          .addColumn('key', 'varchar(255)', (c) => c.notNull())
+          .addColumn('body_hash', 'varchar(64)', (c) => c.notNull())
+          .addColumn('response', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('idempotency_keys_pk', ['actor_id', 'operation', 'key'])
+          .execute();
+        await db.schema
+          .createTable('prefill_groups')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('type', 'varchar(32)', (c) => c.notNull())
+          .addColumn('items', 'text', (c) => c.notNull())
+          .addColumn('description', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+          .addColumn('created_time', 'bigint', (c) => c.notNull())
+          .addColumn('updated_time', 'bigint', (c) => c.notNull())
+          .addColumn('deleted_at', 'bigint')
+          .execute();
+        // Unique among live rows only (soft delete keeps old names around).
+        await sql`create unique index prefill_groups_name_live on prefill_groups (name) where deleted_at is null`.execute(db);
       },
     },
   };

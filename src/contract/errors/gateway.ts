@@ -1,0 +1,32 @@
+import type { ErrorCatalog } from '../../kit/http/errors.js';
+
+/** Gateway errors: staff identities, permissions, channels, key reveal, prefill groups. */
+export const gatewayErrors = {
+  GW_UNAUTHORIZED: { status: 401, en: 'Unauthorized: the staff token is missing, invalid, expired or revoked', zh: '未授权：员工令牌缺失、无效、过期或已吊销' },
+  GW_FORBIDDEN: { status: 403, en: 'Permission {permission} is required', zh: '需要权限 {permission}' },
+  GW_ROOT_REQUIRED: { status: 403, en: 'A root staff identity is required', zh: '需要 root 员工身份' },
+  GW_STAFF_REQUIRED: { status: 403, en: 'A staff identity is required (service identities cannot use this operation)', zh: '需要员工身份（服务身份不可使用此操作）' },
+  GW_VERIFY_NOT_ENROLLED: { status: 400, en: 'No second factor is enrolled for this staff member', zh: '该员工未登记第二因素' },
+  GW_VERIFY_CODE_INVALID: { status: 403, en: 'The verification code is invalid or already used', zh: '验证码无效或已使用' },
+  GW_VERIFY_SCOPE_INVALID: { status: 400, en: 'Unknown verification scope', zh: '未知的验证范围' },
+  GW_PROOF_REQUIRED: { status: 403, en: 'A security proof (X-Security-Proof header) is required', zh: '需要安全验证凭证（X-Security-Proof 请求头）' },
+  GW_PROOF_INVALID: { status: 403, en: 'The security proof is invalid, already used, expired or issued for another channel', zh: '安全验证凭证无效、已使用、已过期或不适用于该渠道' },
+  CHANNEL_NOT_FOUND: { status: 404, en: 'Channel not found', zh: '渠道不存在' },
+  CHANNEL_INVALID: { status: 400, en: 'Invalid channel: {detail}', zh: '渠道参数无效：{detail}' },
+  CHANNEL_MODE_UNSUPPORTED: { status: 400, en: 'Unsupported create mode', zh: '不支持的添加模式' },
+  CHANNEL_STATUS_INVALID: { status: 400, en: 'Status must be 1 (enabled) or 2 (disabled)', zh: '状态只能为 1（启用）或 2（禁用）' },
+  CHANNEL_NOT_MULTI_KEY: { status: 400, en: 'The channel is not in multi-key mode', zh: '该渠道不是多密钥模式' },
+  CHANNEL_KEY_INDEX_OUT_OF_RANGE: { status: 400, en: 'Key index out of range', zh: '密钥索引超出范围' },
+  CHANNEL_LAST_KEY: { status: 400, en: 'The last key cannot be deleted', zh: '不能删除最后一个密钥' },
+  CHANNEL_NO_KEY_TO_DISABLE: { status: 400, en: 'No key can be disabled', zh: '没有可禁用的密钥' },
+  CHANNEL_NO_DISABLED_KEY: { status: 400, en: 'No auto-disabled key to delete', zh: '没有自动禁用的密钥可删除' },
+  CHANNEL_ACTION_UNSUPPORTED: { status: 400, en: 'Unsupported action', zh: '不支持的操作' },
+  CHANNEL_TAG_REQUIRED: { status: 400, en: 'Tag is required', zh: '标签不能为空' },
+  CHANNEL_IDS_REQUIRED: { status: 400, en: 'Invalid parameters: ids must be a non-empty list', zh: '参数错误：ids 不能为空' },
+  CHANNEL_FIX_RUNNING: { status: 409, en: 'A repair task is already running', zh: '已经有一个修复任务在运行中' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, en: 'This Idempotency-Key was already used with a different request body', zh: '该 Idempotency-Key 已用于不同的请求体' },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, en: 'Idempotency-Key must be 1 to 255 visible characters', zh: 'Idempotency-Key 必须为 1 到 255 个可见字符' },
+  PREFILL_GROUP_INVALID: { status: 400, en: 'Group name and type are required', zh: '组名称和类型不能为空' },
+  PREFILL_GROUP_NAME_TAKEN: { status: 409, en: 'Group name already exists', zh: '组名称已存在' },
+  PREFILL_GROUP_NOT_FOUND: { status: 404, en: 'Prefill group not found', zh: '预填组不存在' },
+} satisfies ErrorCatalog;

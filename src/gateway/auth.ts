@@ -1,0 +1,48 @@
+import type { FastifyRequest } from 'fastify';
+import type { OperationSpec } from '../contract/types.js';
+import { AppError } from '../kit/http/errors.js';
+import { gatewayOf } from './context.js';
+import type { StaffService, StaffIdentity } from './staff/service.js';
+
+function bearerOf(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+/**
+ * Authenticates a gateway request: a staff or service bearer token, then the operation's auth class
+ * (root: root staff; admin: any staff identity, or a service identity when the operation names a
+ * permission) and its permission.
+ */
+export function gatewayAuthenticator(staff: StaffService) {
+  return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
+    if (spec.auth === 'none') return;
+    const token = bearerOf(req);
+    const identity = token ? await staff.authenticate(token) : null;
+    if (!identity) throw new AppError('GW_UNAUTHORIZED');
+    req.gatewayIdentity = identity;
+    if (spec.auth === 'root') {
+      if (identity.role !== 'root') throw new AppError('GW_ROOT_REQUIRED');
+      return;
+    }
+    if (spec.permission) {
+      if (!identity.permissions.has(spec.permission)) throw new AppError('GW_FORBIDDEN', { params: { permission: spec.permission } });
+      return;
+    }
+    if (identity.kind !== 'staff') throw new AppError('GW_STAFF_REQUIRED');
+  };
+}
+
+export function staffOf(req: FastifyRequest): StaffIdentity {
+  if (!req.gatewayIdentity) throw new AppError('GW_UNAUTHORIZED');
+  return req.gatewayIdentity;
+}
+
+/** A permission check inside a handler (for example G03's sensitive fields). */
+export function requirePermission(req: FastifyRequest, permission: string) {
+  if (!staffOf(req).permissions.has(permission)) throw new AppError('GW_FORBIDDEN', { params: { permission } });
+}
+
+export { gatewayOf };

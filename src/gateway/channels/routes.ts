@@ -1,0 +1,144 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { AppError } from '../../kit/http/errors.js';
+import { ok } from '../../kit/http/envelope.js';
+import { requirePermission, staffOf } from '../auth.js';
+import type { GatewayContext } from '../context.js';
+import { once } from '../idempotency.js';
+import { KEY_READ_SCOPE, type ProofService } from '../staff/proofs.js';
+import type { ChannelService } from './service.js';
+import { ChannelFields, IdParams, Ids, ListQuery } from './schemas.js';
+import { pageChannels, pageTags, SORTABLE, typeCounts, type ListFilter, type SortBy } from './store.js';
+import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
+import { view } from './service.js';
+
+type Query = Static<typeof ListQuery>;
+
+function filterOf(q: Query, search: boolean): ListFilter {
+  const status = q.status === 'enabled' || q.status === '1' ? 'enabled' : q.status === 'disabled' || q.status === '0' ? 'disabled' : undefined;
+  return {
+    status,
+    type: q.type !== undefined && q.type >= 0 ? q.type : undefined,
+    group: q.group?.trim() || undefined,
+    keyword: search ? q.keyword?.trim() || undefined : undefined,
+    model: search ? q.model?.trim() || undefined : undefined,
+  };
+}
+
+function sortOf(q: Query): { by: SortBy; dir: 'asc' | 'desc' } {
+  if (q.sort_by && (SORTABLE as readonly string[]).includes(q.sort_by)) return { by: q.sort_by as SortBy, dir: q.sort_order === 'asc' ? 'asc' : 'desc' };
+  return q.id_sort || q.sort_by ? { by: 'id', dir: 'desc' } : { by: 'priority', dir: 'desc' };
+}
+
+/** G01 and G27 share one SQL-paginated listing; G27 adds keyword and model filters. */
+async function listing(ctx: GatewayContext, q: Query, search: boolean) {
+  const page = Math.max(1, q.p ?? 1);
+  const requested = q.page_size ?? q.ps ?? q.size ?? (search ? 20 : 10);
+  const pageSize = Math.min(100, requested < 1 ? (search ? 20 : 10) : requested);
+  const f = filterOf(q, search);
+  const offset = (page - 1) * pageSize;
+  const { items, total } = q.tag_mode ? await pageTags(ctx.db, f, pageSize, offset) : await pageChannels(ctx.db, f, sortOf(q), pageSize, offset);
+  return ok({ items: items.map(view), total, page, page_size: pageSize, type_counts: await typeCounts(ctx.db, f) });
+}
+
+export function channelRoutes(ctx: GatewayContext, channels: ChannelService, proofs: ProofService) {
+  return [
+    implement('G01', { schema: { querystring: ListQuery }, handler: async (req) => listing(ctx, req.query, false) }),
+    implement('G27', { schema: { querystring: ListQuery }, handler: async (req) => listing(ctx, req.query, true) }),
+    implement('G05', { schema: { params: IdParams }, handler: async (req) => ok(await channels.get(req.params.id)) }),
+
+    implement('G02', {
+      schema: {
+        body: Type.Object({
+          mode: Type.String({ maxLength: 32 }),
+          multi_key_mode: Type.Optional(Type.String({ maxLength: 32 })),
+          batch_add_set_key_prefix_2_name: Type.Optional(Type.Boolean()),
+          channel: Type.Object(ChannelFields),
+        }),
+      },
+      handler: async (req) => {
+        const actor = staffOf(req);
+        const result = await once(ctx, req, actor.id, 'G02', (trx) => channels.create(actor, req.body, trx));
+        return ok({ count: result.count, ids: result.ids, mode: req.body.mode });
+      },
+    }),
+
+    implement('G03', {
+      schema: {
+        body: Type.Object({
+          id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }),
+          key_mode: Type.Optional(Type.Union([Type.Literal('append'), Type.Literal('replace')])),
+          multi_key_mode: Type.Optional(Type.String({ maxLength: 32 })),
+          ...ChannelFields,
+        }),
+      },
+      handler: async (req) => {
+        const body = req.body as Record<string, unknown>;
+        // ChannelWrite covers the plain fields; anything else written (key, type, URLs, overrides,
+        // unknown fields) needs ChannelSensitiveWrite, failing closed.
+        const sensitive = Object.keys(body).some((f) => !PLAIN_FIELDS.has(f) && !IGNORED_FIELDS.has(f) && !(f === 'key' && body.key === ''));
+        if (sensitive) requirePermission(req, 'authz.ChannelSensitiveWrite');
+        return ok(await channels.update(staffOf(req), req.body));
+      },
+    }),
+
+    implement('G04', { schema: { params: IdParams }, handler: async (req) => ok(await channels.remove(staffOf(req), req.params.id)) }),
+
+    implement('G12', {
+      schema: { body: Type.Object({ ids: Ids }) },
+      handler: async (req) => {
+        if (req.body.ids.length === 0) throw new AppError('CHANNEL_IDS_REQUIRED');
+        const count = await channels.removeMany(staffOf(req), req.body.ids);
+        return ok(count);
+      },
+    }),
+
+    implement('G15', { handler: async (req) => ok(await channels.removeDisabled(staffOf(req))) }),
+
+    implement('G11', {
+      schema: { params: IdParams, body: Type.Object({ status: Type.Integer({ minimum: -1000, maximum: 1000 }) }) },
+      handler: async (req) => {
+        await channels.get(req.params.id);
+        const changed = await channels.setStatus(staffOf(req), 'G11', [req.params.id], req.body.status);
+        return ok({ id: req.params.id, status: req.body.status, changed: changed > 0 });
+      },
+    }),
+
+    implement('G28', {
+      schema: { body: Type.Object({ ids: Ids, status: Type.Integer({ minimum: -1000, maximum: 1000 }) }) },
+      handler: async (req) => {
+        if (req.body.ids.length === 0) throw new AppError('CHANNEL_IDS_REQUIRED');
+        const count = await channels.setStatus(staffOf(req), 'G28', req.body.ids, req.body.status);
+        return ok({ status: req.body.status, count, total: req.body.ids.length });
+      },
+    }),
+
+    implement('G14', {
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({ suffix: Type.Optional(Type.String({ maxLength: 64 })), reset_balance: Type.Optional(Type.Boolean()) }),
+      },
+      handler: async (req) => {
+        const actor = staffOf(req);
+        const suffix = req.query.suffix ?? '_复制';
+        const data = await once(ctx, req, actor.id, 'G14', (trx) => channels.copy(actor, req.params.id, suffix, req.query.reset_balance ?? true, trx));
+        return ok(data);
+      },
+    }),
+
+    implement('G19', { handler: async () => ok(await channels.models(false)) }),
+    implement('G20', { handler: async () => ok(await channels.models(true)) }),
+    implement('G26', { handler: async () => ok({ retry_times: ctx.config.gateway.retryTimes }) }),
+
+    implement('G10', {
+      schema: { params: IdParams },
+      noStore: true,
+      handler: async (req) => {
+        const actor = staffOf(req);
+        const header = req.headers['x-security-proof'];
+        await proofs.consume(typeof header === 'string' ? header.trim() : undefined, actor.id, KEY_READ_SCOPE, req.params.id);
+        return ok(await channels.revealKey(actor, req.params.id));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,262 @@
+import { open, seal } from '../../kit/crypto/aead.js';
+import { AppError } from '../../kit/http/errors.js';
+import { audit, type Actor } from '../audit/store.js';
+import type { GatewayContext } from '../context.js';
+import { nowSeconds } from '../db.js';
+import { deleteChannels, getChannel, insertChannel, lockable, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
+import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
+import { IGNORED_FIELDS, normalizeJson, validateChannel, type ChannelInput } from './validate.js';
+
+const KEY_AAD = 'channel.key';
+
+/** The response view of a channel: never the key, never per-key disabled reasons or times. */
+export function view(row: PublicChannel | ChannelRow) {
+  const { key: _key, channel_info, ...rest } = row as ChannelRow;
+  const info = parseInfo(channel_info);
+  const { multi_key_disabled_reason: _r, multi_key_disabled_time: _t, ...shownInfo } = info;
+  return { ...rest, key: '', channel_info: shownInfo };
+}
+
+export interface CreateBody {
+  mode: string;
+  multi_key_mode?: string;
+  batch_add_set_key_prefix_2_name?: boolean;
+  channel: ChannelInput;
+}
+
+export class ChannelService {
+  constructor(private readonly ctx: GatewayContext) {}
+
+  seal(keyText: string) {
+    return seal(this.ctx.secretKey, keyText, KEY_AAD);
+  }
+
+  openKey(sealed: string) {
+    return open(this.ctx.secretKey, sealed, KEY_AAD);
+  }
+
+  private tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    return this.ctx.db.transaction().execute(fn);
+  }
+
+  private lock() {
+    return lockable(this.ctx.database.dialect);
+  }
+
+  async get(id: number) {
+    const row = await getChannel(this.ctx.db, id);
+    if (!row) throw new AppError('CHANNEL_NOT_FOUND');
+    return view(row);
+  }
+
+  /** Builds the stored row of a new channel from the request (validated). */
+  private newRow(input: ChannelInput, keyText: string, info: ChannelInfo): Omit<ChannelRow, 'id'> {
+    const status = input.status ?? STATUS.enabled;
+    if (status !== STATUS.enabled && status !== STATUS.manual) throw new AppError('CHANNEL_STATUS_INVALID');
+    const row: Omit<ChannelRow, 'id'> = {
+      type: input.type ?? 0,
+      key: '',
+      openai_organization: input.openai_organization ?? null,
+      test_model: input.test_model ?? null,
+      status,
+      name: input.name ?? '',
+      weight: input.weight ?? 0,
+      created_time: nowSeconds(),
+      test_time: 0,
+      response_time: 0,
+      base_url: input.base_url ?? '',
+      other: input.other ?? '',
+      balance: 0,
+      balance_updated_time: 0,
+      models: input.models ?? '',
+      group: input.group?.trim() ? input.group : 'default',
+      used_quota: 0,
+      model_mapping: normalizeJson(input.model_mapping),
+      status_code_mapping: normalizeJson(input.status_code_mapping),
+      priority: input.priority ?? 0,
+      auto_ban: input.auto_ban ?? 1,
+      other_info: input.other_info ?? '',
+      tag: input.tag?.trim() ? input.tag.trim() : null,
+      setting: normalizeJson(input.setting),
+      param_override: normalizeJson(input.param_override),
+      header_override: normalizeJson(input.header_override),
+      remark: input.remark ?? null,
+      channel_info: JSON.stringify(info),
+      settings: input.settings ?? '',
+    };
+    validateChannel(row, keyText);
+    row.key = this.seal(keyText);
+    return row;
+  }
+
+  /** G02: single, batch (one channel per key) or multi_to_single (one multi-key channel). */
+  async create(actor: Actor, body: CreateBody, trx: Db): Promise<{ ids: number[]; count: number }> {
+    const input = body.channel;
+    const keyText = input.key ?? '';
+    if (!keyText.trim()) throw new AppError('CHANNEL_INVALID', { params: { detail: 'key is required' } });
+    const single = parseInfo('{}');
+    const rows: Omit<ChannelRow, 'id'>[] = [];
+    if (body.mode === 'single') {
+      rows.push(this.newRow(input, keyText, single));
+    } else if (body.mode === 'batch') {
+      const keys = input.type === TYPE_VERTEX && keyText.trim().startsWith('[') ? splitKeys(keyText) : keyText.split('\n').filter((k) => k.trim() !== '');
+      if (keys.length === 0) throw new AppError('CHANNEL_INVALID', { params: { detail: 'key is required' } });
+      if (keys.length > 1000) throw new AppError('CHANNEL_INVALID', { params: { detail: 'at most 1000 keys per batch' } });
+      for (const k of keys) {
+        const name = body.batch_add_set_key_prefix_2_name && keys.length > 1 ? `${input.name ?? ''} ${k.slice(0, 8)}` : input.name;
+        rows.push(this.newRow({ ...input, name }, k.trim(), single));
+      }
+    } else if (body.mode === 'multi_to_single') {
+      const keys = splitKeys(keyText);
+      if (keys.length === 0) throw new AppError('CHANNEL_INVALID', { params: { detail: 'key is required' } });
+      const mode = body.multi_key_mode ?? 'random';
+      if (mode !== 'random' && mode !== 'polling') throw new AppError('CHANNEL_INVALID', { params: { detail: 'multi_key_mode must be random or polling' } });
+      const info: ChannelInfo = { ...single, is_multi_key: true, multi_key_size: keys.length, multi_key_mode: mode };
+      rows.push(this.newRow(input, keys.join('\n'), info));
+    } else {
+      throw new AppError('CHANNEL_MODE_UNSUPPORTED');
+    }
+    const ids: number[] = [];
+    for (const r of rows) {
+      const id = await insertChannel(trx, r);
+      ids.push(id);
+      await rebuildAbilities(trx, [{ ...r, id }]);
+    }
+    await audit(trx, actor, 'G02', ids.length === 1 ? ids[0]! : null, { mode: body.mode, name: input.name ?? '', type: input.type ?? 0, count: ids.length, ids });
+    return { ids, count: ids.length };
+  }
+
+  /** G03: overlay the request on the stored row; empty key keeps it; append/replace for multi-key. */
+  async update(actor: Actor, input: ChannelInput & { key_mode?: string; multi_key_mode?: string }) {
+    const id = input.id!;
+    return this.tx(async (trx) => {
+      const stored = await getChannel(trx, id, this.lock());
+      if (!stored) throw new AppError('CHANNEL_NOT_FOUND');
+      if (input.status !== undefined && input.status !== stored.status) {
+        throw new AppError('CHANNEL_INVALID', { params: { detail: 'status is changed with the status operations (G11, G28)' } });
+      }
+      const next: ChannelRow = { ...stored };
+      const changed: string[] = [];
+      for (const [field, value] of Object.entries(input)) {
+        if (field === 'id' || field === 'key' || field === 'key_mode' || field === 'multi_key_mode' || IGNORED_FIELDS.has(field)) continue;
+        if (value === undefined) continue;
+        if (value === null && (field === 'model_mapping' || field === 'type')) continue;
+        if (field === 'models' && value === '') continue;
+        (next as unknown as Record<string, unknown>)[field] = typeof value === 'string' && ['model_mapping', 'status_code_mapping', 'setting', 'param_override', 'header_override'].includes(field) ? normalizeJson(value) : value;
+      }
+      if (next.tag !== null) next.tag = next.tag.trim() || null;
+      if (!next.group.trim()) next.group = 'default';
+      let info = parseInfo(stored.channel_info);
+      let keyText = this.openKey(stored.key);
+      if (input.multi_key_mode !== undefined && info.is_multi_key) {
+        if (input.multi_key_mode !== 'random' && input.multi_key_mode !== 'polling') {
+          throw new AppError('CHANNEL_INVALID', { params: { detail: 'multi_key_mode must be random or polling' } });
+        }
+        info = { ...info, multi_key_mode: input.multi_key_mode };
+      }
+      if (input.key && input.key.trim()) {
+        if (info.is_multi_key) {
+          const incoming = splitKeys(input.key);
+          const keys = input.key_mode === 'append' ? [...new Set([...splitKeys(keyText), ...incoming])] : [...new Set(incoming)];
+          keyText = keys.join('\n');
+          info = resizeInfo(info, keys.length);
+        } else {
+          keyText = input.key.trim();
+        }
+        changed.push('key');
+      }
+      validateChannel(next, keyText);
+      next.key = changed.includes('key') ? this.seal(keyText) : stored.key;
+      next.channel_info = JSON.stringify(info);
+      for (const k of Object.keys(next) as (keyof ChannelRow)[]) {
+        if (k !== 'key' && k !== 'channel_info' && next[k] !== stored[k]) changed.push(k);
+      }
+      if (next.channel_info !== stored.channel_info) changed.push('channel_info');
+      const { id: _id, ...values } = next;
+      await trx.updateTable('channels').set(values).where('id', '=', id).execute();
+      await rebuildAbilities(trx, [next]);
+      await audit(trx, actor, 'G03', id, { name: next.name, changed_fields: changed });
+      return { ...view(next), changed_fields: changed };
+    });
+  }
+
+  async remove(actor: Actor, id: number) {
+    return this.tx(async (trx) => {
+      const row = await getChannel(trx, id, this.lock());
+      if (!row) throw new AppError('CHANNEL_NOT_FOUND');
+      await deleteChannels(trx, [id]);
+      await audit(trx, actor, 'G04', id, { name: row.name });
+      return { id, name: row.name };
+    });
+  }
+
+  async removeMany(actor: Actor, ids: number[]) {
+    return this.tx(async (trx) => {
+      const n = await deleteChannels(trx, [...new Set(ids)]);
+      await audit(trx, actor, 'G12', null, { ids, count: n });
+      return n;
+    });
+  }
+
+  async removeDisabled(actor: Actor) {
+    return this.tx(async (trx) => {
+      const ids = (await trx.selectFrom('channels').select('id').where('status', 'in', [STATUS.manual, STATUS.auto]).execute()).map((r) => Number(r.id));
+      const n = await deleteChannels(trx, ids);
+      await audit(trx, actor, 'G15', null, { ids, count: n });
+      return n;
+    });
+  }
+
+  /** G11/G28/G30/G31: sets status 1 or 2 on channels; returns how many changed. */
+  async setStatus(actor: Actor, operation: string, ids: number[], status: number, detail: Record<string, unknown> = {}) {
+    if (status !== STATUS.enabled && status !== STATUS.manual) throw new AppError('CHANNEL_STATUS_INVALID');
+    return this.tx(async (trx) => {
+      let changed = 0;
+      const now = nowSeconds();
+      for (const id of [...new Set(ids)]) {
+        const row = await getChannel(trx, id, this.lock());
+        if (!row || row.status === status) continue;
+        let other: Record<string, unknown> = {};
+        try {
+          other = JSON.parse(row.other_info || '{}') ?? {};
+        } catch {
+          other = {};
+        }
+        other.status_reason = 'manual operation';
+        other.status_time = now;
+        await trx.updateTable('channels').set({ status, other_info: JSON.stringify(other) }).where('id', '=', id).execute();
+        await trx.updateTable('abilities').set({ enabled: status === STATUS.enabled ? 1 : 0 }).where('channel_id', '=', id).execute();
+        changed++;
+      }
+      await audit(trx, actor, operation, ids.length === 1 ? ids[0]! : null, { ...detail, ids, status, changed });
+      return changed;
+    });
+  }
+
+  /** G14: clones a channel, key and multi-key state included. */
+  async copy(actor: Actor, id: number, suffix: string, resetBalance: boolean, trx: Db) {
+    const src = await getChannel(trx, id);
+    if (!src) throw new AppError('CHANNEL_NOT_FOUND');
+    const { id: _id, ...rest } = src;
+    const clone = { ...rest, name: src.name + suffix, created_time: nowSeconds(), test_time: 0, response_time: 0 };
+    if (resetBalance) Object.assign(clone, { balance: 0, used_quota: 0 });
+    const newId = await insertChannel(trx, clone);
+    await rebuildAbilities(trx, [{ ...clone, id: newId }]);
+    await audit(trx, actor, 'G14', newId, { source_id: id, name: clone.name });
+    return { id: newId, name: clone.name, sourceId: id };
+  }
+
+  /** G10: the full key text; the caller has consumed a proof. */
+  async revealKey(actor: Actor, id: number) {
+    const row = await getChannel(this.ctx.db, id);
+    if (!row) throw new AppError('CHANNEL_NOT_FOUND');
+    await audit(this.ctx.db, actor, 'G10', id, { name: row.name });
+    return { id, name: row.name, key: this.openKey(row.key) };
+  }
+
+  async models(enabledOnly: boolean): Promise<string[]> {
+    let q = this.ctx.db.selectFrom('abilities').select('model').distinct().orderBy('model');
+    if (enabledOnly) q = q.where('enabled', '=', 1);
+    return (await q.execute()).map((r) => r.model);
+  }
+}

@@ -1,0 +1,130 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { AbilityTable, ChannelTable, GatewayDB } from '../db.js';
+import { splitList, STATUS } from './types.js';
+
+export type Db = Kysely<GatewayDB>;
+export type ChannelRow = ChannelTable;
+
+/** Every column except the sealed key: what list/get queries select. */
+export const PUBLIC_COLUMNS = [
+  'id', 'type', 'openai_organization', 'test_model', 'status', 'name', 'weight', 'created_time', 'test_time',
+  'response_time', 'base_url', 'other', 'balance', 'balance_updated_time', 'models', 'group', 'used_quota',
+  'model_mapping', 'status_code_mapping', 'priority', 'auto_ban', 'other_info', 'tag', 'setting', 'param_override',
+  'header_override', 'remark', 'channel_info', 'settings',
+] as const;
+
+export type PublicChannel = Omit<ChannelRow, 'key'>;
+
+export async function getChannel(db: Db, id: number, lock = false): Promise<ChannelRow | undefined> {
+  let q = db.selectFrom('channels').selectAll().where('id', '=', id);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** forUpdate is PostgreSQL only; SQLite serializes write transactions on its single connection. */
+export function lockable(dialect: string) {
+  return dialect === 'postgres';
+}
+
+export async function insertChannel(db: Db, values: Omit<ChannelRow, 'id'>): Promise<number> {
+  const row = await db.insertInto('channels').values(values as never).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export function abilityRows(c: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>): AbilityTable[] {
+  const rows: AbilityTable[] = [];
+  for (const group of splitList(c.group)) {
+    for (const model of splitList(c.models)) {
+      rows.push({ group, model, channel_id: c.id, enabled: c.status === STATUS.enabled ? 1 : 0, priority: c.priority, weight: c.weight, tag: c.tag || null });
+    }
+  }
+  return rows;
+}
+
+/** Replaces the abilities of the given channels (call inside the transaction that wrote them). */
+export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>[]) {
+  if (channels.length === 0) return;
+  await db.deleteFrom('abilities').where('channel_id', 'in', channels.map((c) => c.id)).execute();
+  const rows = channels.flatMap(abilityRows);
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.insertInto('abilities').values(rows.slice(i, i + 500)).execute();
+  }
+}
+
+export async function deleteChannels(db: Db, ids: number[]): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    await db.deleteFrom('abilities').where('channel_id', 'in', chunk).execute();
+    const r = await db.deleteFrom('channels').where('id', 'in', chunk).executeTakeFirst();
+    n += Number(r.numDeletedRows);
+  }
+  return n;
+}
+
+export interface ListFilter {
+  status?: 'enabled' | 'disabled';
+  type?: number;
+  group?: string;
+  keyword?: string;
+  model?: string;
+}
+
+function likeEscape(s: string) {
+  return '%' + s.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
+}
+
+/** Applies the list/search filters (the type filter only when withType). */
+export function applyFilter<O>(q: SelectQueryBuilder<GatewayDB, 'channels', O>, f: ListFilter, withType: boolean) {
+  if (f.status === 'enabled') q = q.where('status', '=', STATUS.enabled);
+  if (f.status === 'disabled') q = q.where('status', '!=', STATUS.enabled);
+  if (withType && f.type !== undefined) q = q.where('type', '=', f.type);
+  if (f.group) q = q.where(sql<string>`',' || ${sql.ref('group')} || ','`, 'like', likeEscape(`,${f.group},`));
+  if (f.model) q = q.where(sql`lower(models)`, 'like', sql`lower(${likeEscape(f.model)}) escape '\\'`);
+  if (f.keyword) {
+    const kw = f.keyword;
+    const pattern = likeEscape(kw);
+    q = q.where((eb) =>
+      eb.or([
+        ...(/^\d{1,15}$/.test(kw) ? [eb('id', '=', Number(kw))] : []),
+        eb(sql`lower(name)`, 'like', sql`lower(${pattern}) escape '\\'`),
+        eb(sql`lower(base_url)`, 'like', sql`lower(${pattern}) escape '\\'`),
+        eb(sql`lower(coalesce(tag, ''))`, 'like', sql`lower(${pattern}) escape '\\'`),
+      ]),
+    );
+  }
+  return q;
+}
+
+export async function typeCounts(db: Db, f: ListFilter): Promise<Record<string, number>> {
+  const rows = await applyFilter(db.selectFrom('channels'), f, false)
+    .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('type')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [String(r.type), Number(r.n)]));
+}
+
+export const SORTABLE = ['id', 'name', 'priority', 'balance', 'response_time', 'test_time'] as const;
+export type SortBy = (typeof SORTABLE)[number];
+
+export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
+  const countRow = await applyFilter(db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  let q = applyFilter(db.selectFrom('channels'), f, true).select([...PUBLIC_COLUMNS]).orderBy(sort.by, sort.dir);
+  if (sort.by !== 'id') q = q.orderBy('id', 'desc');
+  const items = await q.limit(limit).offset(offset).execute();
+  return { items: items as PublicChannel[], total: Number(countRow?.n ?? 0) };
+}
+
+/** Tag mode: pages over distinct non-empty tags, returning every matching channel of those tags. */
+export async function pageTags(db: Db, f: ListFilter, limit: number, offset: number) {
+  const base = () => applyFilter(db.selectFrom('channels'), f, true).where('tag', 'is not', null).where('tag', '!=', '');
+  const countRow = await db
+    .selectFrom(base().select('tag').distinct().as('t'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  const tags = (await base().select('tag').distinct().orderBy('tag').limit(limit).offset(offset).execute()).map((r) => r.tag!);
+  const items = tags.length
+    ? await base().where('tag', 'in', tags).select([...PUBLIC_COLUMNS]).orderBy('tag').orderBy('priority', 'desc').orderBy('id', 'desc').execute()
+    : [];
+  return { items: items as PublicChannel[], total: Number(countRow?.n ?? 0) };
+}

@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { isUniqueViolation } from '../../kit/db/index.js';
+import { AppError } from '../../kit/http/errors.js';
+import { ok } from '../../kit/http/envelope.js';
+import { audit } from '../audit/store.js';
+import { staffOf } from '../auth.js';
+import type { GatewayContext } from '../context.js';
+import { nowSeconds, type PrefillGroupTable } from '../db.js';
+
+const Fields = {
+  name: Type.String({ maxLength: 64 }),
+  type: Type.String({ maxLength: 32 }),
+  items: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 10000 }), Type.String({ maxLength: 1_000_000 })])),
+  description: Type.Optional(Type.String({ maxLength: 255 })),
+};
+
+function viewOf(r: PrefillGroupTable) {
+  let items: unknown = [];
+  try {
+    items = JSON.parse(r.items);
+  } catch {
+    items = [];
+  }
+  const { deleted_at: _d, ...rest } = r;
+  return { ...rest, items };
+}
+
+/** Items arrive as an array or as its JSON text (the reference stores JSON); both become a string array. */
+function itemsOf(v: string[] | string | undefined): string {
+  if (v === undefined) return '[]';
+  let arr: unknown = v;
+  if (typeof v === 'string') {
+    try {
+      arr = v.trim() === '' ? [] : JSON.parse(v);
+    } catch {
+      throw new AppError('INVALID_PARAMETERS', { params: { detail: 'items must be a JSON array of strings' } });
+    }
+  }
+  if (!Array.isArray(arr) || arr.some((x) => typeof x !== 'string')) throw new AppError('INVALID_PARAMETERS', { params: { detail: 'items must be a JSON array of strings' } });
+  return JSON.stringify(arr);
+}
+
+export function prefillRoutes(ctx: GatewayContext) {
+  const live = () => ctx.db.selectFrom('prefill_groups').where('deleted_at', 'is', null);
+  const unique = async <T>(fn: () => Promise<T>) => {
+    try {
+      return await fn();
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new AppError('PREFILL_GROUP_NAME_TAKEN');
+      throw e;
+    }
+  };
+  return [
+    implement('G78', {
+      schema: { querystring: Type.Object({ type: Type.Optional(Type.String({ maxLength: 32 })) }) },
+      handler: async (req) => {
+        let q = live().selectAll().orderBy('updated_time', 'desc').orderBy('id', 'desc');
+        if (req.query.type) q = q.where('type', '=', req.query.type);
+        return ok((await q.execute()).map(viewOf));
+      },
+    }),
+    implement('G79', {
+      schema: { body: Type.Object(Fields) },
+      handler: async (req) => {
+        const name = req.body.name.trim();
+        const type = req.body.type.trim();
+        if (!name || !type) throw new AppError('PREFILL_GROUP_INVALID');
+        const now = nowSeconds();
+        const values = { name, type, items: itemsOf(req.body.items), description: req.body.description ?? '', created_time: now, updated_time: now, deleted_at: null };
+        const row = await unique(() =>
+          ctx.db.transaction().execute(async (trx) => {
+            const r = await trx.insertInto('prefill_groups').values(values as never).returningAll().executeTakeFirstOrThrow();
+            await audit(trx, staffOf(req), 'G79', null, { prefill_group_id: Number(r.id), name });
+            return r;
+          }),
+        );
+        return ok(viewOf(row));
+      },
+    }),
+    implement('G80', {
+      schema: { body: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }), ...Fields }) },
+      handler: async (req) => {
+        const name = req.body.name.trim();
+        const type = req.body.type.trim();
+        if (!name || !type) throw new AppError('PREFILL_GROUP_INVALID');
+        const row = await unique(() =>
+          ctx.db.transaction().execute(async (trx) => {
+            const r = await trx
+              .updateTable('prefill_groups')
+              .set({ name, type, items: itemsOf(req.body.items), description: req.body.description ?? '', updated_time: nowSeconds() })
+              .where('id', '=', req.body.id)
+              .where('deleted_at', 'is', null)
+              .returningAll()
+              .executeTakeFirst();
+            if (!r) throw new AppError('PREFILL_GROUP_NOT_FOUND');
+            await audit(trx, staffOf(req), 'G80', null, { prefill_group_id: req.body.id, name });
+            return r;
+          }),
+        );
+        return ok(viewOf(row));
+      },
+    }),
+    implement('G81', {
+      schema: { params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) }) },
+      handler: async (req) => {
+        await ctx.db.transaction().execute(async (trx) => {
+          const r = await trx.updateTable('prefill_groups').set({ deleted_at: nowSeconds() }).where('id', '=', req.params.id).where('deleted_at', 'is', null).executeTakeFirst();
+          if (Number(r.numUpdatedRows) === 0) throw new AppError('PREFILL_GROUP_NOT_FOUND');
+          await audit(trx, staffOf(req), 'G81', null, { prefill_group_id: req.params.id });
+        });
+        return ok();
+      },
+    }),
+  ];
+}

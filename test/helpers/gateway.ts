@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import { loadConfig } from '../../src/config/index.js';
+import { createRuntime } from '../../src/runtime.js';
+import { buildGatewayApp } from '../../src/gateway/app.js';
+import type { Role } from '../../src/gateway/staff/service.js';
+import { captureLog } from './log-capture.js';
+import { freshSchema, tempDir, type Variant } from './services.js';
+
+export interface Reply {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
+
+/** A bearer-token client; every response text is kept so tests can grep them all for secrets. */
+export class StaffClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly token: string | null,
+    private readonly transcript: string[],
+  ) {}
+
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+    const h: Record<string, string> = { ...headers };
+    if (this.token) h.authorization = `Bearer ${this.token}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    this.transcript.push(text);
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, json, text, headers: res.headers };
+  }
+  get(path: string, headers?: Record<string, string>) {
+    return this.request('GET', path, undefined, headers);
+  }
+  post(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request('POST', path, body ?? {}, headers);
+  }
+  put(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request('PUT', path, body ?? {}, headers);
+  }
+  delete(path: string, headers?: Record<string, string>) {
+    return this.request('DELETE', path, undefined, headers);
+  }
+}
+
+export type GatewayServer = Awaited<ReturnType<typeof startGateway>>;
+
+/** Starts a real gateway listener on 127.0.0.1 (random port) on the variant's database. */
+export async function startGateway(variant: Variant, opts: { env?: Record<string, string> } = {}) {
+  const dataDir = tempDir('gw-test-');
+  let drop = async () => {};
+  let databaseUrl = `sqlite://${dataDir}/gateway.sqlite`;
+  if (variant.name === 'postgres') {
+    const s = freshSchema(variant.postgresUrl!);
+    databaseUrl = s.url;
+    drop = s.drop;
+  }
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    GATEWAY_DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'debug',
+    ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl } : {}),
+    ...opts.env,
+  });
+  const log = captureLog();
+  const runtime = createRuntime(config, log.stream);
+  const { app, ctx, services } = await buildGatewayApp(config, runtime);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const transcript: string[] = [];
+  return {
+    url,
+    app,
+    ctx,
+    services,
+    log,
+    dataDir,
+    transcript,
+    anonymous: () => new StaffClient(url, null, transcript),
+    client: (token: string) => new StaffClient(url, token, transcript),
+    /** Creates an identity and returns a client holding a fresh token for it. */
+    async staff(name: string, role: Role, opts: { grant?: string[]; deny?: string[] } = {}) {
+      await services.staff.create(name, role, role === 'service' ? opts.grant ?? [] : []);
+      if (role !== 'service') for (const p of opts.grant ?? []) await services.staff.setPermission(name, p, 'grant');
+      for (const p of opts.deny ?? []) await services.staff.setPermission(name, p, 'deny');
+      const { token } = await services.staff.issueToken(name);
+      return new StaffClient(url, token, transcript);
+    },
+    /** Everything the server said: all responses plus the whole log. */
+    everything: () => transcript.join('\n') + '\n' + log.text(),
+    async close() {
+      await app.close();
+      await runtime.close();
+      await drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
