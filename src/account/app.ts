@@ -90,6 +90,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
   const purge = setInterval(() => {
     ctx.services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed'));
     ctx.services.flows.purge().catch((e) => ctx.log.warn({ err: e }, 'flow purge failed'));
+    ctx.services.emailOAuth.email.purge().catch((e) => ctx.log.warn({ err: e }, 'email code purge failed'));
   }, 3600_000);
   purge.unref();
   app.addHook('onClose', async () => {

@@ -46,12 +46,13 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
     return rows.find((r) => r.provider_slug === kind.slug)?.provider_user_id ?? null;
   }
 
-  /** Every sign-in method the user has: password, each bound identity. */
+  /** Every sign-in method the user has: password, each bound identity, a passkey. */
   async function loginMethods(user: BindingUserRow): Promise<string[]> {
     const methods: string[] = [];
     if (user.password_hash) methods.push('password');
     for (const [slug, b] of Object.entries(BUILT_IN)) if (user[b.column]) methods.push(slug);
     for (const r of await bindingsStore.customOf(db, Number(user.id))) methods.push(r.provider_slug);
+    if (await ctx.services.passkeys?.registered(Number(user.id))) methods.push('passkey');
     return methods;
   }
 
