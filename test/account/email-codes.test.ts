@@ -71,6 +71,32 @@ eachDatabase('A46 email codes and A41 registration with email verification', (v)
     assert.equal(right.json.code, 'REGISTER_VERIFICATION_CODE_INVALID');
   });
 
+  test('an expired code is refused', async () => {
+    const b = s.browser();
+    await b.get('/api/verification?email=late@example.com');
+    const code = codeIn((await smtp.waitFor('late@example.com'))[0]);
+    await s.ctx.database.db.updateTable('email_codes' as any).set({ expires_at: 1 } as any).execute();
+    const r = await b.post('/api/user/register', { username: 'late', password: 'late password', email: 'late@example.com', verification_code: code });
+    assert.equal(r.json.code, 'REGISTER_VERIFICATION_CODE_INVALID');
+  });
+
+  test('A46 timing does not depend on whether the address has an account', async () => {
+    const time = async (email: string) => {
+      const t = performance.now();
+      const r = await s.browser().get(`/api/verification?email=${email}`);
+      assert.equal(r.json.success, true);
+      return performance.now() - t;
+    };
+    const taken: number[] = [];
+    const fresh: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      taken.push(await time('taken@example.com'));
+      fresh.push(await time(`timing${i}@example.com`));
+    }
+    const median = (a: number[]) => a.sort((x, y) => x - y)[2];
+    assert.ok(Math.abs(median(taken) - median(fresh)) < 50, `taken ${median(taken)}ms vs fresh ${median(fresh)}ms`);
+  });
+
   test('bad addresses get a clear code, not a 500', async () => {
     for (const q of ['', '?email=', '?email=not-an-address', `?email=${'a'.repeat(60)}@x.io`]) {
       const r = await s.browser().get('/api/verification' + q);

@@ -100,7 +100,9 @@ export function createEmailService(ctx: AccountContext, mailer: Mailer) {
     /** Tells the user about a committed security change; returns notification_warning (true = not sent). */
     async notify(address: string | null | undefined, action: string, lang: Lang): Promise<boolean> {
       if (!address) return false;
-      return !(await send(address, 'security_notice', lang, { action }));
+      const failed = !(await send(address, 'security_notice', lang, { action }));
+      if (failed) ctx.log.warn({ action, notification_failed: true }, 'security notification could not be sent');
+      return failed;
     },
 
     purge() {
