@@ -40,6 +40,13 @@ eachDatabase('A46 email codes and A41 registration with email verification', (v)
     assert.equal((await b.login('newbie', 'newbie password')).json.success, true);
   });
 
+  test('mail follows Accept-Language: Chinese template for zh', async () => {
+    await s.browser().get('/api/verification?email=zh.user@example.com', { 'accept-language': 'zh-CN,zh;q=0.9' });
+    const [mail] = await smtp.waitFor('zh.user@example.com');
+    assert.equal(mail.subject, '您的验证码');
+    assert.match(mail.text, /您的验证码为 \d{6}，10 分钟内有效/);
+  });
+
   test('registration without a code is refused while verification is on', async () => {
     const r = await s.browser().post('/api/user/register', { username: 'nocode', password: 'nocode password' });
     assert.equal(r.json.code, 'REGISTER_EMAIL_VERIFICATION_REQUIRED');

@@ -216,7 +216,17 @@ eachDatabase('A01 with registration disabled', (v) => {
   before(async () => {
     gh = await startFakeOAuth2({ clientId: 'c', clientSecret: 's3cret' });
     s = await startAccount(v, {
-      env: { OAUTH_ALLOW_INSECURE_HTTP: 'true', REGISTER_ENABLED: 'false', DISCORD_CLIENT_ID: 'c', DISCORD_CLIENT_SECRET: 's3cret', DISCORD_OAUTH_BASE_URL: gh.base, DISCORD_API_BASE_URL: gh.base },
+      env: {
+        OAUTH_ALLOW_INSECURE_HTTP: 'true',
+        REGISTER_ENABLED: 'false',
+        DISCORD_CLIENT_ID: 'c',
+        DISCORD_CLIENT_SECRET: 's3cret',
+        DISCORD_OAUTH_BASE_URL: gh.base,
+        DISCORD_API_BASE_URL: gh.base,
+        LINUXDO_CLIENT_ID: 'c',
+        LINUXDO_CLIENT_SECRET: 's3cret',
+        LINUXDO_BASE_URL: gh.base,
+      },
     });
   });
   after(async () => {
@@ -233,5 +243,19 @@ eachDatabase('A01 with registration disabled', (v) => {
     assert.equal(r.json.code, 'REGISTER_DISABLED');
     const count = await s.ctx.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0);
+  });
+
+  test('LinuxDO (client secret in Basic auth, no PKCE) logs in an existing binding', async () => {
+    const id = await s.createUser('linus', 'linus password 1');
+    await s.ctx.services.emailOAuth.bindings.bind(id, s.ctx.services.emailOAuth.bindings.kindOf('linuxdo')!, '8080');
+    gh.state.user = { id: 8080, username: 'linus_do', trust_level: 2 };
+    const b = s.browser();
+    const st = (await b.post('/api/oauth/state', { provider: 'linuxdo', intent: 'login' })).json.data;
+    assert.equal(new URL(st.authorization_url).searchParams.get('code_challenge'), null);
+    const back = await authorize(st.authorization_url);
+    const r = await b.get(`/api/oauth/linuxdo?code=${back.get('code')}&state=${back.get('state')}`);
+    assert.equal(r.json.success, true, r.text);
+    assert.equal(r.json.data.user.username, 'linus');
+    assert.equal(r.json.data.session.login_method, 'oauth:linuxdo');
   });
 });

@@ -9,6 +9,32 @@ export interface ReceivedMail {
   text: string;
 }
 
+function qp(s: string): string {
+  const bytes: number[] = [];
+  const flat = s.replace(/=\r?\n/g, '');
+  for (let i = 0; i < flat.length; i++) {
+    if (flat[i] === '=' && /^[0-9A-F]{2}$/i.test(flat.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(flat.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(flat[i], 'utf8'));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** Headers and a single-part body decoded (encoded-word subject, base64 or quoted-printable body). */
+function decode(raw: string): { subject: string; text: string } {
+  const split = raw.search(/\r?\n\r?\n/);
+  const head = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
+  const body = raw.slice(split).trim();
+  const rawSubject = /^Subject: (.*)$/m.exec(head)?.[1] ?? '';
+  const subject = rawSubject.replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=\s*/gi, (_, enc: string, data: string) =>
+    enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : qp(data.replace(/_/g, ' ')),
+  );
+  const cte = /^Content-Transfer-Encoding: (.*)$/im.exec(head)?.[1]?.trim().toLowerCase();
+  const text = cte === 'base64' ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : cte === 'quoted-printable' ? qp(body) : body;
+  return { subject, text };
+}
+
 /** A real SMTP server on 127.0.0.1 (smtp-server) that keeps every message it accepts. */
 export async function startSmtp(opts: { failRecipients?: string[] } = {}) {
   const messages: ReceivedMail[] = [];
@@ -26,13 +52,11 @@ export async function startSmtp(opts: { failRecipients?: string[] } = {}) {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw,
-          subject: /^Subject: (.*)$/m.exec(raw)?.[1] ?? '',
-          text,
+          ...decode(raw),
         });
         for (const w of waiters.splice(0)) w();
         cb();
@@ -63,7 +87,7 @@ export async function startSmtp(opts: { failRecipients?: string[] } = {}) {
 
 /** The first six-digit code in a message. */
 export function codeIn(mail: ReceivedMail): string {
-  const m = /\b(\d{6})\b/.exec(mail.text.split(/\r?\n\r?\n/).slice(1).join('\n'));
+  const m = /(?<!\d)(\d{6})(?!\d)/.exec(mail.text);
   if (!m) throw new Error('no code in mail');
   return m[1];
 }
