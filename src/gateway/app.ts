@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
-import { migrate, openDatabase } from '../kit/db/index.js';
+import { migrate, openDatabase, type Database } from '../kit/db/index.js';
+import { randomToken } from '../kit/crypto/tokens.js';
 import { createHttpApp } from '../kit/http/app.js';
 import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
 import { errorCatalog } from '../contract/errors/index.js';
@@ -19,6 +20,18 @@ import { channelRoutes } from './channels/routes.js';
 import { channelMoreRoutes } from './channels/more-routes.js';
 import { prefillRoutes } from './prefill/routes.js';
 
+/**
+ * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
+ * counters (staff ids repeat across databases).
+ */
+async function installationId(database: Database<GatewayDB>): Promise<string> {
+  const read = () => database.db.selectFrom('gateway_meta').select('value').where('key', '=', 'installation_id').executeTakeFirst();
+  const found = await read();
+  if (found) return found.value;
+  await database.db.insertInto('gateway_meta').values({ key: 'installation_id', value: randomToken(12) }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  return (await read())!.value;
+}
+
 /** Opens the gateway database (migrated) and builds its services; used by the app and the CLI. */
 export async function createGatewayContext(config: Config, runtime: Runtime) {
   const database = await openDatabase<GatewayDB>(config.gateway.databaseUrl);
@@ -29,13 +42,14 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     db: database.db,
     log: runtime.log.child({ deployable: 'gateway' }),
     secretKey: gatewaySecretKey(config),
+    installationId: await installationId(database),
   };
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels: new ChannelService(ctx) };
   return { ctx, services };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
-  const limiter = runtime ? runtime.limiter('gateway') : { hit: async () => ({ allowed: true, remaining: 0, retryAfter: 0 }) };
+  const limiter = runtime ? runtime.limiter(`gateway:${ctx.installationId}`) : { hit: async () => ({ allowed: true, remaining: 0, retryAfter: 0 }) };
   return [
     ...staffRoutes(services.staff, services.proofs, limiter as never),
     ...channelRoutes(ctx, services.channels, services.proofs),

@@ -17,6 +17,7 @@ export interface GatewayContext {
   log: Logger;
   /** AES-256-GCM key for channel keys and TOTP secrets at rest. */
   secretKey: Buffer;
+  installationId: string;
 }
 
 /**
