@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config/index.js';
 import { createRuntime } from './runtime.js';
 import { registerAccountCommands } from './account/cli.js';
 import { registerGatewayCommands } from './gateway/cli.js';
+import { registerOAuthCommands } from './account/oauth/cli.js';
 import { accountOperations } from './account/app.js';
 import { gatewayOperations } from './gateway/app.js';
 import { buildManifest } from './contract/manifest.js';
@@ -25,6 +26,7 @@ program
 
 registerAccountCommands(program, boot);
 registerGatewayCommands(program, boot);
+registerOAuthCommands(program);
 
 program.parseAsync(process.argv).then(
   () => process.exit(0),
