@@ -97,6 +97,18 @@ eachDatabase('A05 / A01 OAuth with a real OIDC provider and a GitHub-style fake'
     assert.equal(again.json.data.user.id, r.json.data.user.id);
   });
 
+  test('aff on a login flow makes the inviter of a user signed up through the provider', async () => {
+    const alice = await s.ctx.database.db.selectFrom('users').select(['id', 'aff_code']).where('username', '=', 'alice').executeTakeFirstOrThrow();
+    gh.state.user = { id: 4711, login: 'invitee' };
+    const b = s.browser();
+    const st = await state(b, 'github', 'login', undefined, alice.aff_code);
+    const back = await authorize(st.authorization_url);
+    const r = await b.get(`/api/oauth/github?code=${back.get('code')}&state=${back.get('state')}`);
+    assert.equal(r.json.success, true, r.text);
+    assert.equal(r.json.data.user.username, 'invitee');
+    assert.equal(r.json.data.user.inviter_id, Number(alice.id));
+  });
+
   test('state presented to another provider, unknown or forged state, and expired state are refused', async () => {
     const b = s.browser();
     const st = await state(b, 'oidc');
