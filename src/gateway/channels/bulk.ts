@@ -1,0 +1,138 @@
+import { AppError } from '../../kit/http/errors.js';
+import { audit, type Actor } from '../audit/store.js';
+import type { GatewayContext } from '../context.js';
+import { nowSeconds } from '../db.js';
+import { lockable, rebuildAbilities, type Db } from './store.js';
+import { normalizeJson } from './validate.js';
+import { splitList } from './types.js';
+
+export interface TagEdit {
+  tag: string;
+  new_tag?: string | null;
+  priority?: number | null;
+  weight?: number | null;
+  model_mapping?: string | null;
+  models?: string | null;
+  groups?: string | null;
+  param_override?: string | null;
+  header_override?: string | null;
+}
+
+const ABILITY_COLUMNS = ['id', 'group', 'models', 'status', 'priority', 'weight', 'tag'] as const;
+
+function jsonOrEmpty(field: string, v: string) {
+  if (v.trim() === '') return;
+  try {
+    const parsed = JSON.parse(v);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return;
+  } catch {
+    /* fall through */
+  }
+  throw new AppError('CHANNEL_INVALID', { params: { detail: `${field} must be a JSON object` } });
+}
+
+/** Tag-wide edits and the abilities repair; each write rebuilds the abilities of the channels it touched. */
+export class BulkService {
+  constructor(private readonly ctx: GatewayContext) {}
+
+  private async lockedIds(trx: Db, where: { ids?: number[]; tag?: string }) {
+    let q = trx.selectFrom('channels').select(ABILITY_COLUMNS);
+    if (where.ids) q = q.where('id', 'in', where.ids.length ? where.ids : [-1]);
+    if (where.tag !== undefined) q = q.where('tag', '=', where.tag);
+    if (lockable(this.ctx.database.dialect)) q = q.forUpdate();
+    return q.execute();
+  }
+
+  /** G13: sets (or clears with null/empty) the tag of the given channels. */
+  async batchTag(actor: Actor, ids: number[], tag: string | null) {
+    const value = tag?.trim() ? tag.trim() : null;
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const rows = await this.lockedIds(trx, { ids: [...new Set(ids)] });
+      if (rows.length) await trx.updateTable('channels').set({ tag: value }).where('id', 'in', rows.map((r) => r.id)).execute();
+      await rebuildAbilities(trx, rows.map((r) => ({ ...r, tag: value })));
+      await audit(trx, actor, 'G13', null, { ids, tag: value, count: rows.length });
+      return rows.length;
+    });
+  }
+
+  /** G29: edits every channel of a tag. Empty model_mapping/models/groups strings are ignored. */
+  async editTag(actor: Actor, e: TagEdit) {
+    const tag = e.tag.trim();
+    if (!tag) throw new AppError('CHANNEL_TAG_REQUIRED');
+    for (const f of ['model_mapping', 'param_override', 'header_override'] as const) if (typeof e[f] === 'string') jsonOrEmpty(f, e[f]!);
+    for (const m of splitList(e.models)) if (m.length > 255) throw new AppError('CHANNEL_INVALID', { params: { detail: 'a model name is longer than 255 characters' } });
+    for (const g of splitList(e.groups)) if (g.length > 64) throw new AppError('CHANNEL_INVALID', { params: { detail: 'a group name is longer than 64 characters' } });
+    const set: Record<string, unknown> = {};
+    if (e.new_tag !== undefined && e.new_tag !== null && e.new_tag.trim()) set.tag = e.new_tag.trim();
+    if (typeof e.priority === 'number') set.priority = e.priority;
+    if (typeof e.weight === 'number') set.weight = e.weight;
+    if (e.model_mapping?.trim()) set.model_mapping = e.model_mapping.trim();
+    if (e.models?.trim()) set.models = e.models;
+    if (e.groups?.trim()) set.group = e.groups;
+    if (typeof e.param_override === 'string') set.param_override = normalizeJson(e.param_override);
+    if (typeof e.header_override === 'string') set.header_override = normalizeJson(e.header_override);
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const rows = await this.lockedIds(trx, { tag });
+      if (rows.length && Object.keys(set).length) await trx.updateTable('channels').set(set).where('id', 'in', rows.map((r) => r.id)).execute();
+      await rebuildAbilities(trx, rows.map((r) => ({ ...r, ...(set as object) })));
+      await audit(trx, actor, 'G29', null, { tag, changed_fields: Object.keys(set), count: rows.length });
+      return { tag: (set.tag as string) ?? tag, count: rows.length };
+    });
+  }
+
+  async idsOfTag(tag: string): Promise<number[]> {
+    return (await this.ctx.db.selectFrom('channels').select('id').where('tag', '=', tag).execute()).map((r) => Number(r.id));
+  }
+
+  /** G32: the models text of the tagged channel with the most models (not a union, as the reference). */
+  async tagModels(tag: string): Promise<string> {
+    const rows = await this.ctx.db.selectFrom('channels').select('models').where('tag', '=', tag).execute();
+    let best = '';
+    let count = -1;
+    for (const r of rows) {
+      const n = splitList(r.models).length;
+      if (n > count) [best, count] = [r.models, n];
+    }
+    return best;
+  }
+
+  /**
+   * G18: rebuilds the abilities index channel chunk by chunk (each chunk locked and rebuilt in its own
+   * transaction, so concurrent channel writes stay consistent), then drops orphan rows. One run at a
+   * time across instances: a lease row in gateway_meta.
+   */
+  async fix(actor: Actor) {
+    const now = nowSeconds();
+    const db = this.ctx.db;
+    await db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').where('value', '<', String(now)).execute();
+    const inserted = await db.insertInto('gateway_meta').values({ key: 'fix_lock', value: String(now + 1800) }).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) throw new AppError('CHANNEL_FIX_RUNNING');
+    let success = 0;
+    let fails = 0;
+    try {
+      let last = 0;
+      for (;;) {
+        const n = await db.transaction().execute(async (trx) => {
+          let q = trx.selectFrom('channels').select(ABILITY_COLUMNS).where('id', '>', last).orderBy('id').limit(500);
+          if (lockable(this.ctx.database.dialect)) q = q.forUpdate();
+          const rows = await q.execute();
+          if (rows.length === 0) return 0;
+          last = Number(rows[rows.length - 1]!.id);
+          await rebuildAbilities(trx, rows.map((r) => ({ ...r, id: Number(r.id) })));
+          return rows.length;
+        });
+        if (n === 0) break;
+        success += n;
+      }
+      const orphans = await db
+        .deleteFrom('abilities')
+        .where('channel_id', 'not in', (eb) => eb.selectFrom('channels').select('id'))
+        .executeTakeFirst();
+      fails = 0;
+      await audit(db, actor, 'G18', null, { success, orphans_removed: Number(orphans.numDeletedRows) });
+    } finally {
+      await db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').execute();
+    }
+    return { success, fails };
+  }
+}

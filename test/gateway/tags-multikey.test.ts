@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { eachDatabase } from '../helpers/services.js';
+import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
+import { assertAbilitiesConsistent } from './consistency.js';
+
+const MK = ['sk-mk-ONE-aaaaaaaaaaaaaaaa', 'sk-mk-TWO-bbbbbbbbbbbbbbbb', 'sk-mk-THREE-cccccccccccccc'];
+
+eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
+  let s: GatewayServer;
+  let root: StaffClient;
+  let admin: StaffClient;
+  let tagged: number[];
+  let mk: number;
+  before(async () => {
+    s = await startGateway(v);
+    root = await s.staff('root', 'root');
+    admin = await s.staff('ops', 'admin');
+    tagged = (await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, name: 't', tag: 'blue', models: 'a,b', group: 'default', key: 'x1\nx2' } })).json.data.ids;
+    await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'u', tag: 'blue', models: 'a,b,c', key: 'x3' } });
+    mk = (await root.post('/api/channel/', { mode: 'multi_to_single', channel: { type: 1, name: 'mk', models: 'z', key: MK.join('\n') } })).json.data.ids[0];
+  });
+  after(async () => {
+    const all = s.everything();
+    for (const k of MK) assert.ok(!all.includes(k), 'multi-key value leaked');
+    await s.close();
+  });
+
+  test('G13 batch tag sets and clears tags; abilities follow', async () => {
+    const r = await admin.post('/api/channel/batch/tag', { ids: [mk], tag: 'green' });
+    assert.equal(r.json.data, 1);
+    assert.equal((await admin.get(`/api/channel/${mk}`)).json.data.tag, 'green');
+    await assertAbilitiesConsistent(s);
+    await admin.post('/api/channel/batch/tag', { ids: [mk], tag: null });
+    assert.equal((await admin.get(`/api/channel/${mk}`)).json.data.tag, null);
+    assert.equal((await admin.post('/api/channel/batch/tag', { ids: [], tag: 'x' })).status, 400);
+    await assertAbilitiesConsistent(s);
+  });
+
+  test('G32 tag models, G30/G31 tag disable/enable, G29 tag edit', async () => {
+    assert.equal((await admin.get('/api/channel/tag/models?tag=blue')).json.data, 'a,b,c');
+    assert.equal((await admin.get('/api/channel/tag/models')).status, 400);
+    const d = await admin.post('/api/channel/tag/disabled', { tag: 'blue' });
+    assert.deepEqual(d.json.data, { tag: 'blue', count: 3 });
+    assert.equal((await admin.get('/api/channel/?status=disabled&page_size=100')).json.data.total, 3);
+    await assertAbilitiesConsistent(s);
+    await admin.post('/api/channel/tag/enabled', { tag: 'blue' });
+    await assertAbilitiesConsistent(s);
+    const e = await admin.put('/api/channel/tag', { tag: 'blue', new_tag: 'navy', priority: 9, models: 'q,r', groups: 'vip' });
+    assert.deepEqual(e.json.data, { tag: 'navy', count: 3 });
+    const ch = (await admin.get(`/api/channel/${tagged[0]}`)).json.data;
+    assert.equal(ch.tag, 'navy');
+    assert.equal(ch.priority, 9);
+    assert.equal(ch.models, 'q,r');
+    assert.equal(ch.group, 'vip');
+    await assertAbilitiesConsistent(s);
+    const sens = await admin.put('/api/channel/tag', { tag: 'navy', header_override: '{"x":"y"}' });
+    assert.equal(sens.json.code, 'GW_FORBIDDEN');
+    assert.equal((await root.put('/api/channel/tag', { tag: 'navy', param_override: 'nope' })).json.code, 'CHANNEL_INVALID');
+    assert.equal((await admin.put('/api/channel/tag', { tag: ' ' })).json.code, 'CHANNEL_TAG_REQUIRED');
+  });
+
+  test('G18 fix rebuilds a damaged index and removes orphans; a second concurrent run is refused', async () => {
+    await s.ctx.db.deleteFrom('abilities').where('channel_id', '=', tagged[0]!).execute();
+    await s.ctx.db.insertInto('abilities').values({ group: 'g', model: 'm', channel_id: 999999, enabled: 1, priority: 0, weight: 0, tag: null }).execute();
+    await s.ctx.db.insertInto('gateway_meta').values({ key: 'fix_lock', value: String(Math.floor(Date.now() / 1000) + 60) }).execute();
+    const busy = await admin.post('/api/channel/fix');
+    assert.equal(busy.status, 409);
+    assert.equal(busy.json.code, 'CHANNEL_FIX_RUNNING');
+    await s.ctx.db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').execute();
+    const [r, concurrentWrite] = await Promise.all([admin.post('/api/channel/fix'), admin.put('/api/channel/', { id: tagged[1], models: 'w1,w2' })]);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.success, 4);
+    assert.equal(r.json.data.fails, 0);
+    assert.equal(concurrentWrite.status, 200);
+    await assertAbilitiesConsistent(s);
+  });
+
+  test('G21 multi-key: status, disable/enable, all, delete with re-index, last key kept', async () => {
+    const post = (body: object, c = admin) => c.post('/api/channel/multi_key/manage', { channel_id: mk, ...body });
+    const st = (await post({ action: 'get_key_status' })).json.data;
+    assert.equal(st.total, 3);
+    assert.equal(st.enabled_count, 3);
+    assert.equal(st.keys[0].key_preview, 'sk-m...');
+    assert.equal((await post({ action: 'disable_key', key_index: 1 })).json.success, true);
+    assert.equal((await post({ action: 'disable_key', key_index: 3 })).json.code, 'CHANNEL_KEY_INDEX_OUT_OF_RANGE');
+    assert.equal((await post({ action: 'get_key_status', status: 2 })).json.data.total, 1);
+    assert.equal((await post({ action: 'enable_all_keys' })).json.message, 'enabled 1 keys');
+    assert.equal((await post({ action: 'disable_all_keys' })).json.data.count, 3);
+    assert.equal((await post({ action: 'disable_all_keys' })).json.code, 'CHANNEL_NO_KEY_TO_DISABLE');
+    await post({ action: 'enable_key', key_index: 0 });
+    assert.equal((await post({ action: 'delete_key', key_index: 0 })).json.code, 'GW_FORBIDDEN');
+    assert.equal((await post({ action: 'delete_key', key_index: 0 }, root)).json.data.multi_key_size, 2);
+    const after = (await post({ action: 'get_key_status' })).json.data;
+    assert.deepEqual(after.keys.map((k: any) => [k.index, k.status]), [[0, 2], [1, 2]]);
+    assert.equal((await post({ action: 'delete_disabled_keys' }, root)).json.code, 'CHANNEL_NO_DISABLED_KEY');
+    await post({ action: 'delete_key', key_index: 0 }, root);
+    assert.equal((await post({ action: 'delete_key', key_index: 0 }, root)).json.code, 'CHANNEL_LAST_KEY');
+    assert.equal((await post({ action: 'explode' })).json.code, 'CHANNEL_ACTION_UNSUPPORTED');
+    assert.equal((await admin.post('/api/channel/multi_key/manage', { channel_id: tagged[0], action: 'get_key_status' })).json.code, 'CHANNEL_NOT_MULTI_KEY');
+    assert.equal((await admin.post('/api/channel/multi_key/manage', { channel_id: 999999, action: 'get_key_status' })).status, 404);
+    const { open } = await import('../../src/kit/crypto/aead.js');
+    const raw = await s.ctx.db.selectFrom('channels').select('key').where('id', '=', mk).executeTakeFirstOrThrow();
+    assert.equal(open(s.ctx.secretKey, raw.key, 'channel.key'), MK[2]);
+  });
+
+  test('G78-G81 prefill groups: create, unique names, list by type, update, soft delete', async () => {
+    const c = await admin.post('/api/prefill_group/', { name: 'fav', type: 'model', items: ['a', 'b'], description: 'd' });
+    assert.equal(c.status, 200, c.text);
+    assert.deepEqual(c.json.data.items, ['a', 'b']);
+    assert.equal((await admin.post('/api/prefill_group/', { name: 'fav', type: 'tag' })).json.code, 'PREFILL_GROUP_NAME_TAKEN');
+    assert.equal((await admin.post('/api/prefill_group/', { name: ' ', type: 'tag' })).json.code, 'PREFILL_GROUP_INVALID');
+    assert.equal((await admin.post('/api/prefill_group/', { name: 'x', type: 'tag', items: '[1]' })).status, 400);
+    const other = await admin.post('/api/prefill_group/', { name: 'tags', type: 'tag', items: '["t1"]' });
+    assert.deepEqual((await admin.get('/api/prefill_group/?type=model')).json.data.map((g: any) => g.name), ['fav']);
+    assert.equal((await admin.put('/api/prefill_group/', { id: other.json.data.id, name: 'fav', type: 'tag' })).json.code, 'PREFILL_GROUP_NAME_TAKEN');
+    const u = await admin.put('/api/prefill_group/', { id: c.json.data.id, name: 'fav', type: 'model', items: ['c'] });
+    assert.deepEqual(u.json.data.items, ['c']);
+    assert.equal((await admin.delete(`/api/prefill_group/${c.json.data.id}`)).status, 200);
+    assert.equal((await admin.delete(`/api/prefill_group/${c.json.data.id}`)).status, 404);
+    assert.equal((await admin.post('/api/prefill_group/', { name: 'fav', type: 'model' })).status, 200);
+    assert.equal((await admin.put('/api/prefill_group/', { id: 999999, name: 'q', type: 'model' })).status, 404);
+  });
+});
