@@ -129,4 +129,19 @@ eachDatabase('A04 → A03 → A02 email binding', (v) => {
     const bounce = await start(b, 'gina password 1', 'bounce@example.com');
     assert.equal(bounce.json.code, 'EMAIL_BINDING_DELIVERY_FAILED');
   });
+
+  test('a security notice that cannot be delivered sets notification_warning and keeps the change', async () => {
+    const id = await s.createUser('olga', 'olga password 1', { email: 'bounce@example.com' });
+    const bindings = s.ctx.services.emailOAuth.bindings;
+    await bindings.bind(id, bindings.kindOf('github')!, '123123');
+    const b = s.browser();
+    await b.login('olga', 'olga password 1');
+    const p = await b.post('/api/verify', { method: 'password', scope: 'account.binding.unbind', password: 'olga password 1', context: { provider_id: 'github' } });
+    const r = await b.delete('/api/user/oauth/bindings/github', { 'x-security-proof': p.json.data.proof_token });
+    assert.equal(r.json.success, true, r.text);
+    assert.deepEqual(r.json.data, { provider_id: 'github', notification_warning: true });
+    assert.deepEqual(await b.get('/api/user/oauth/bindings').then((x) => x.json.data), []);
+    assert.match(s.log.text(), /"notification_failed":true/);
+    assert.ok(!s.log.text().includes('bounce@example.com'), 'the address is masked in the log');
+  });
 });
