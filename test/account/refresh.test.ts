@@ -76,7 +76,8 @@ eachDatabase('A24 refresh', (v) => {
   test('cross-origin refresh is refused with 403 and rotates nothing', async () => {
     const b = await loggedIn();
     const cookie = b.cookies.get('new_api_refresh');
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: '' , referer: 'https://evil.example/page' }]) {
+    const attempts: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: '', referer: 'https://evil.example/page' }];
+    for (const headers of attempts) {
       const r = await refresh(b, headers);
       assert.equal(r.status, 403);
       assert.equal(r.json.code, 'AUTH_ORIGIN_FORBIDDEN');
