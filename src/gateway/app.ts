@@ -16,7 +16,7 @@ import { StaffService } from './staff/service.js';
 import { ProofService } from './staff/proofs.js';
 import { staffRoutes } from './staff/routes.js';
 import { ChannelService } from './channels/service.js';
-import { channelRoutes } from './channels/routes.js';
+import { channelRoutes, clearCountCache } from './channels/routes.js';
 import { channelMoreRoutes } from './channels/more-routes.js';
 import { prefillRoutes } from './prefill/routes.js';
 
@@ -69,6 +69,10 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     authenticate: gatewayAuthenticator(services.staff),
     enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
     rateLimits: {},
+  });
+  // Any non-GET channel operation may change list totals: drop the cached counts of this instance.
+  app.addHook('onSend', async (req) => {
+    if (req.method !== 'GET' && req.url.startsWith('/api/channel')) clearCountCache(ctx);
   });
   installOpsEndpoints(app, {
     name: 'gateway',

@@ -2,7 +2,8 @@ import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
-import { lockable, rebuildAbilities, type Db } from './store.js';
+import { abilityRows, lockable, rebuildAbilities, type Db } from './store.js';
+import type { AbilityTable } from '../db.js';
 import { normalizeJson } from './validate.js';
 import { splitList } from './types.js';
 
@@ -109,6 +110,7 @@ export class BulkService {
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) throw new AppError('CHANNEL_FIX_RUNNING');
     let success = 0;
     let fails = 0;
+    let rewritten = 0;
     try {
       let last = 0;
       for (;;) {
@@ -117,8 +119,21 @@ export class BulkService {
           if (lockable(this.ctx.database.dialect)) q = q.forUpdate();
           const rows = await q.execute();
           if (rows.length === 0) return 0;
+          const first = Number(rows[0]!.id);
           last = Number(rows[rows.length - 1]!.id);
-          await rebuildAbilities(trx, rows.map((r) => ({ ...r, id: Number(r.id) })));
+          const channels = rows.map((r) => ({ ...r, id: Number(r.id) }));
+          const existing = await trx.selectFrom('abilities').selectAll().where('channel_id', '>=', first).where('channel_id', '<=', last).execute();
+          // Only channels whose rows differ from what they imply are rewritten, so a repair of a healthy
+          // index is read-mostly.
+          const byChannel = new Map<number, AbilityTable[]>();
+          for (const a of existing) {
+            const list = byChannel.get(Number(a.channel_id)) ?? [];
+            list.push(a);
+            byChannel.set(Number(a.channel_id), list);
+          }
+          const stale = channels.filter((c) => fingerprint(abilityRows(c)) !== fingerprint(byChannel.get(c.id) ?? []));
+          await rebuildAbilities(trx, stale);
+          rewritten += stale.length;
           return rows.length;
         });
         if (n === 0) break;
@@ -129,10 +144,17 @@ export class BulkService {
         .where('channel_id', 'not in', (eb) => eb.selectFrom('channels').select('id'))
         .executeTakeFirst();
       fails = 0;
-      await audit(db, actor, 'G18', null, { success, orphans_removed: Number(orphans.numDeletedRows) });
+      await audit(db, actor, 'G18', null, { success, rewritten, orphans_removed: Number(orphans.numDeletedRows) });
     } finally {
       await db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').execute();
     }
     return { success, fails };
   }
+}
+
+function fingerprint(rows: AbilityTable[]): string {
+  return rows
+    .map((a) => [a.group, a.model, Number(a.enabled), Number(a.priority), Number(a.weight), a.tag ?? ''].join('\u0000'))
+    .sort()
+    .join('\u0001');
 }

@@ -8,7 +8,8 @@ import { once } from '../idempotency.js';
 import { KEY_READ_SCOPE, type ProofService } from '../staff/proofs.js';
 import type { ChannelService } from './service.js';
 import { ChannelFields, IdParams, Ids, ListQuery } from './schemas.js';
-import { pageChannels, pageTags, SORTABLE, typeCounts, type ListFilter, type SortBy } from './store.js';
+import { TtlCache } from '../../kit/cache/ttl-cache.js';
+import { countChannels, countTags, pageChannels, pageTags, SORTABLE, typeCounts, type ListFilter, type SortBy } from './store.js';
 import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
 import { view } from './service.js';
 
@@ -37,8 +38,31 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean) {
   const pageSize = Math.min(100, requested < 1 ? (search ? 20 : 10) : requested);
   const f = filterOf(q, search);
   const offset = (page - 1) * pageSize;
-  const { items, total } = q.tag_mode ? await pageTags(ctx.db, f, pageSize, offset) : await pageChannels(ctx.db, f, sortOf(q), pageSize, offset);
-  return ok({ items: items.map(view), total, page, page_size: pageSize, type_counts: await typeCounts(ctx.db, f) });
+  const items = q.tag_mode ? await pageTags(ctx.db, f, pageSize, offset) : await pageChannels(ctx.db, f, sortOf(q), pageSize, offset);
+  const counts = await cachedCounts(ctx, f, !!q.tag_mode);
+  return ok({ items: items.map(view), total: counts.total, page, page_size: pageSize, type_counts: counts.type_counts });
+}
+
+/**
+ * Totals and per-type counts scan every matching row, so they are kept for COUNT_CACHE_MS per filter and
+ * dropped whenever this instance writes a channel (another instance's writes show within that time).
+ */
+const COUNT_CACHE_MS = 2000;
+const countCaches = new WeakMap<GatewayContext, TtlCache<string, { total: number; type_counts: Record<string, number> }>>();
+
+export function clearCountCache(ctx: GatewayContext) {
+  countCaches.get(ctx)?.clear();
+}
+
+async function cachedCounts(ctx: GatewayContext, f: ListFilter, tagMode: boolean) {
+  let cache = countCaches.get(ctx);
+  if (!cache) countCaches.set(ctx, (cache = new TtlCache(COUNT_CACHE_MS, 1000)));
+  const key = JSON.stringify([f, tagMode]);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const value = { total: tagMode ? await countTags(ctx.db, f) : await countChannels(ctx.db, f), type_counts: await typeCounts(ctx.db, f) };
+  cache.set(key, value);
+  return value;
 }
 
 export function channelRoutes(ctx: GatewayContext, channels: ChannelService, proofs: ProofService) {

@@ -11,10 +11,12 @@ const KEY_AAD = 'channel.key';
 
 /** The response view of a channel: never the key, never per-key disabled reasons or times. */
 export function view(row: PublicChannel | ChannelRow) {
-  const { key: _key, channel_info, ...rest } = row as ChannelRow;
-  const info = parseInfo(channel_info);
-  const { multi_key_disabled_reason: _r, multi_key_disabled_time: _t, ...shownInfo } = info;
-  return { ...rest, key: '', channel_info: shownInfo };
+  const out = { ...row, key: '' } as Record<string, unknown>;
+  const info = parseInfo(row.channel_info) as Partial<ChannelInfo>;
+  delete info.multi_key_disabled_reason;
+  delete info.multi_key_disabled_time;
+  out.channel_info = info;
+  return out as Omit<ChannelRow, 'channel_info'> & { channel_info: Partial<ChannelInfo> };
 }
 
 export interface CreateBody {

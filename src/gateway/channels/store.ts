@@ -107,24 +107,33 @@ export async function typeCounts(db: Db, f: ListFilter): Promise<Record<string, 
 export const SORTABLE = ['id', 'name', 'priority', 'balance', 'response_time', 'test_time'] as const;
 export type SortBy = (typeof SORTABLE)[number];
 
+export async function countChannels(db: Db, f: ListFilter): Promise<number> {
+  const row = await applyFilter(db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
-  const countRow = await applyFilter(db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   let q = applyFilter(db.selectFrom('channels'), f, true).select([...PUBLIC_COLUMNS]).orderBy(sort.by, sort.dir);
   if (sort.by !== 'id') q = q.orderBy('id', 'desc');
-  const items = await q.limit(limit).offset(offset).execute();
-  return { items: items as PublicChannel[], total: Number(countRow?.n ?? 0) };
+  return (await q.limit(limit).offset(offset).execute()) as PublicChannel[];
 }
 
 /** Tag mode: pages over distinct non-empty tags, returning every matching channel of those tags. */
 export async function pageTags(db: Db, f: ListFilter, limit: number, offset: number) {
-  const base = () => applyFilter(db.selectFrom('channels'), f, true).where('tag', 'is not', null).where('tag', '!=', '');
-  const countRow = await db
-    .selectFrom(base().select('tag').distinct().as('t'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
+  const base = taggedBase(db, f);
   const tags = (await base().select('tag').distinct().orderBy('tag').limit(limit).offset(offset).execute()).map((r) => r.tag!);
   const items = tags.length
     ? await base().where('tag', 'in', tags).select([...PUBLIC_COLUMNS]).orderBy('tag').orderBy('priority', 'desc').orderBy('id', 'desc').execute()
     : [];
-  return { items: items as PublicChannel[], total: Number(countRow?.n ?? 0) };
+  return items as PublicChannel[];
+}
+
+function taggedBase(db: Db, f: ListFilter) {
+  return () => applyFilter(db.selectFrom('channels'), f, true).where('tag', 'is not', null).where('tag', '!=', '');
+}
+
+export async function countTags(db: Db, f: ListFilter): Promise<number> {
+  const base = taggedBase(db, f);
+  const row = await db.selectFrom(base().select('tag').distinct().as('t')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -102,10 +102,11 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
           .addColumn('priority', 'bigint', (c) => c.notNull().defaultTo(0))
           .addColumn('weight', 'bigint', (c) => c.notNull().defaultTo(0))
           .addColumn('tag', 'varchar(255)')
-          .addPrimaryKeyConstraint('abilities_pk', ['group', 'model', 'channel_id'])
+          // Keyed by channel first: every write replaces one channel's rows (a key-prefix range), and a
+          // rebuild appends in channel order. Routing looks rows up by (group, model) through the index.
+          .addPrimaryKeyConstraint('abilities_pk', ['channel_id', 'group', 'model'])
           .execute();
-        await db.schema.createIndex('abilities_channel_idx').on('abilities').column('channel_id').execute();
-        await db.schema.createIndex('abilities_tag_idx').on('abilities').column('tag').execute();
+        await db.schema.createIndex('abilities_group_model_idx').on('abilities').columns(['group', 'model', 'enabled', 'priority']).execute();
       },
     },
     '0004_audit_idempotency_prefill': {
@@ -143,6 +144,13 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
           .execute();
         // Unique among live rows only (soft delete keeps old names around).
         await sql`create unique index prefill_groups_name_live on prefill_groups (name) where deleted_at is null`.execute(db);
+      },
+    },
+    '0005_list_indexes': {
+      async up(db: Kysely<any>) {
+        // G01's default order (priority desc, id desc) and id order walk an index instead of sorting.
+        await db.schema.createIndex('channels_priority_id_idx').on('channels').columns(['priority', 'id']).execute();
+        await db.schema.createIndex('channels_status_type_idx').on('channels').columns(['status', 'type']).execute();
       },
     },
   };
