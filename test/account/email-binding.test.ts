@@ -34,6 +34,8 @@ eachDatabase('A04 → A03 → A02 email binding', (v) => {
   test('first binding: proof-guarded start, code to the new address, completion sets the email once', async () => {
     const b = s.browser();
     await b.login('erin', 'erin password 1');
+    const otherDevice = s.browser();
+    await otherDevice.login('erin', 'erin password 1');
     const noProof = await b.post('/api/oauth/email/bind/start', { email: 'erin@example.com' });
     assert.equal(noProof.status, 403);
     const st = await start(b, 'erin password 1', 'Erin@Example.com');
@@ -53,7 +55,15 @@ eachDatabase('A04 → A03 → A02 email binding', (v) => {
     assert.equal(wrong.json.code, 'EMAIL_BINDING_CODE_INVALID');
     const done = await b.post('/api/oauth/email/bind', { flow_token: d.flow_token, email: 'erin@example.com', code });
     assert.equal(done.json.success, true, done.text);
-    assert.deepEqual(done.json.data, { email: 'erin@example.com', notification_warning: false });
+    const { access_token, token_type, session, ...rest } = done.json.data;
+    assert.deepEqual(rest, { email: 'erin@example.com', notification_warning: false, access_expires_at: rest.access_expires_at });
+    assert.equal(token_type, 'Bearer');
+    assert.equal(session.current, true);
+    // A new recovery address rotates authority: the old token and the other device stop, the fresh token works.
+    assert.equal((await b.get('/api/user/sessions')).status, 401);
+    assert.equal((await otherDevice.get('/api/user/sessions')).status, 401);
+    b.accessToken = access_token;
+    assert.equal((await b.get('/api/user/sessions')).json.success, true);
     const again = await b.post('/api/oauth/email/bind', { flow_token: d.flow_token, code });
     assert.equal(again.json.code, 'EMAIL_BINDING_FLOW_INVALID');
     assert.equal((await s.browser().login('erin@example.com', 'erin password 1')).json.success, true);

@@ -131,9 +131,11 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
         if (isUniqueViolation(e)) throw new AppError('EMAIL_ALREADY_TAKEN');
         throw e;
       }
+      // A new recovery address is a security change: other sessions end, this one continues with fresh tokens.
+      const rotation = await ctx.services.sessions.rotateAuthority(identity, 'email_changed');
       let warning = await email.notify(p.email, 'email address bound', lang);
       if (before?.email && before.email !== p.email) warning = (await email.notify(before.email, 'email address changed', lang)) || warning;
-      return { email: p.email, notification_warning: warning };
+      return { ...rotation, email: p.email, notification_warning: warning };
     },
   };
 }

@@ -5,7 +5,7 @@ import { nowSeconds, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from '../users/store.js';
 import type { ClientInfo } from '../sessions/service.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
-import { requireOutrank, rotateAuthority } from '../two-factor/service.js';
+import { requireOutrank } from '../two-factor/service.js';
 import { normaliseContext, wireScope, type WireScope } from '../verification/scopes.js';
 import { passkeyStore, type PasskeyRow } from './store.js';
 import * as webauthn from './webauthn.js';
@@ -97,13 +97,13 @@ export function createPasskeysService(ctx: AccountContext) {
         if (isUniqueViolation(e)) throw new AppError('PASSKEY_VERIFICATION_FAILED');
         throw e;
       }
-      return rotateAuthority(ctx, identity, 'passkey_registered');
+      return ctx.services.sessions.rotateAuthority(identity, 'passkey_registered');
     },
 
     /** A33 (after the PasskeyDelete proof). */
     async remove(identity: AccountIdentity) {
       if (!(await passkeyStore.remove(db, identity.userId))) throw new AppError('PASSKEY_NOT_REGISTERED');
-      return rotateAuthority(ctx, identity, 'passkey_deleted');
+      return ctx.services.sessions.rotateAuthority(identity, 'passkey_deleted');
     },
 
     async registered(userId: number) {

@@ -320,6 +320,7 @@ export function createSessionsService(ctx: AccountContext) {
         return (await sessionsStore.bySid(trx, identity.sid!))!;
       });
       await ctx.invalidateUser(identity.userId);
+      await ctx.invalidateSession(identity.sid);
       const { accessToken, accessExpiresAt } = await signAccess(session);
       return { access_token: accessToken, token_type: 'Bearer', access_expires_at: accessExpiresAt, session: sessionView(session, session.sid) };
     },

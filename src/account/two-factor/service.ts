@@ -127,13 +127,13 @@ export function createTwoFactorService(ctx: AccountContext) {
         await twoFactorStore.insert(trx, identity.userId, flow.payload.secret_sealed, step, now);
         await twoFactorStore.replaceBackupCodes(trx, identity.userId, flow.payload.backup_hashes, now);
       });
-      return rotateAuthority(ctx, identity, 'twofa_enabled');
+      return ctx.services.sessions.rotateAuthority(identity, 'twofa_enabled');
     },
 
     /** A13 (after the TwoFADisable proof). */
     async disable(identity: AccountIdentity) {
       if (!(await twoFactorStore.remove(db, identity.userId))) throw new AppError('TWOFA_NOT_ENABLED');
-      return rotateAuthority(ctx, identity, 'twofa_disabled');
+      return ctx.services.sessions.rotateAuthority(identity, 'twofa_disabled');
     },
 
     /** A12 (after the TwoFABackupCodes proof): replaces every backup code. */
@@ -141,7 +141,7 @@ export function createTwoFactorService(ctx: AccountContext) {
       if (!(await state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
       const { codes, hashes } = newCodes(identity.userId);
       await db.transaction().execute((trx) => twoFactorStore.replaceBackupCodes(trx, identity.userId, hashes, nowSeconds()));
-      const rotation = await rotateAuthority(ctx, identity, 'twofa_backup_codes_regenerated');
+      const rotation = await ctx.services.sessions.rotateAuthority(identity, 'twofa_backup_codes_regenerated');
       return { ...rotation, backup_codes: codes };
     },
 
@@ -167,15 +167,6 @@ export function createTwoFactorService(ctx: AccountContext) {
   };
 }
 
-/**
- * rotateAuthority plus dropping the cached state of the current session, whose auth version just
- * changed (otherwise its fresh access token is refused until the cache entry expires).
- */
-export async function rotateAuthority(ctx: AccountContext, identity: AccountIdentity, reason: string) {
-  const rotation = await ctx.services.sessions.rotateAuthority(identity, reason);
-  if (identity.sid) await ctx.invalidateSession(identity.sid);
-  return rotation;
-}
 
 /** The reference's rule for admin actions on a user: root, or a role above the target's. */
 export async function requireOutrank(ctx: AccountContext, admin: AccountIdentity, targetId: number) {
