@@ -31,7 +31,8 @@ eachDatabase('login verification (A25 branch, A30, A26)', (v) => {
     assert.equal(r.setCookies.length, 0);
     assert.equal(r.headers.get('cache-control'), 'no-store');
 
-    const ok = await b.post('/api/user/login/verify', { flow_token: flow, code: codeAt(secret) });
+    const code = codeAt(secret); // computed once: a 30 s step boundary between two calls must not change it
+    const ok = await b.post('/api/user/login/verify', { flow_token: flow, code });
     assert.equal(ok.status, 200);
     assert.equal(ok.json.success, true, ok.text);
     assert.match(ok.json.data.access_token, /^ey/);
@@ -45,7 +46,7 @@ eachDatabase('login verification (A25 branch, A30, A26)', (v) => {
     assert.equal(replay.json.code, 'AUTH_FLOW_INVALID');
     // The same TOTP code on a new flow is refused (replay guard).
     const next = await challenge(s, 'lv1', 'lv1 password!');
-    const again = await next.b.post('/api/user/login/verify', { flow_token: next.flow, code: codeAt(secret) });
+    const again = await next.b.post('/api/user/login/verify', { flow_token: next.flow, code });
     assert.equal(again.json.code, 'SECURITY_VERIFICATION_FAILED');
     const log = s.log.text();
     assert.ok(!log.includes(flow) && !log.includes(secret));

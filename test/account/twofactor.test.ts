@@ -87,7 +87,8 @@ eachDatabase('two-factor (A12-A18)', (v) => {
     // A backup code does not pass the regenerate scope.
     const bc = await b.post('/api/verify', { method: '2fa', scope: '2fa.backup_codes.regenerate', code: backupCodes[0] });
     assert.equal(bc.json.code, 'SECURITY_VERIFICATION_FAILED');
-    const p = await b.post('/api/verify', { method: '2fa', scope: '2fa.backup_codes.regenerate', code: codeAt(secret) });
+    const code = codeAt(secret); // computed once: a 30 s step boundary between two calls must not change it
+    const p = await b.post('/api/verify', { method: '2fa', scope: '2fa.backup_codes.regenerate', code });
     assert.equal(p.json.success, true, p.text);
     assert.deepEqual(Object.keys(p.json.data).sort(), ['expires_at', 'method', 'proof_token', 'scope']);
     assert.equal(p.json.data.method, '2fa');
@@ -100,7 +101,7 @@ eachDatabase('two-factor (A12-A18)', (v) => {
     b.accessToken = regen.json.data.access_token;
 
     // The same TOTP code is refused a second time (replay guard), a fresh step passes.
-    const replay = await b.post('/api/verify', { method: '2fa', scope: '2fa.disable', code: codeAt(secret) });
+    const replay = await b.post('/api/verify', { method: '2fa', scope: '2fa.disable', code });
     assert.equal(replay.json.code, 'SECURITY_VERIFICATION_FAILED');
     const dp = await b.post('/api/verify', { method: '2fa', scope: '2fa.disable', code: codeAt(secret, 1) });
     assert.equal(dp.json.success, true, dp.text);
