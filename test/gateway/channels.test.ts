@@ -150,6 +150,11 @@ eachDatabase('gateway channels', (v) => {
     const bad = await root.put('/api/channel/', { id, status: 2 });
     assert.equal(bad.status, 400);
     assert.equal((await root.put('/api/channel/', { id: 999999, name: 'x' })).status, 404);
+    const unknown = await admin.put('/api/channel/', { id, surprise: 1 });
+    assert.equal(unknown.json.code, 'GW_FORBIDDEN');
+    const unknownRoot = await root.put('/api/channel/', { id, surprise: 1, name: 'upd3' });
+    assert.equal(unknownRoot.status, 200, unknownRoot.text);
+    assert.deepEqual(unknownRoot.json.data.changed_fields, ['name']);
     assert.equal((await root.put('/api/channel/', { id, model_mapping: '[1]' })).json.code, 'CHANNEL_INVALID');
     await assertAbilitiesConsistent(s);
   });

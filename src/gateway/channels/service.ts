@@ -5,7 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { deleteChannels, getChannel, insertChannel, lockable, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
-import { IGNORED_FIELDS, normalizeJson, validateChannel, type ChannelInput } from './validate.js';
+import { WRITABLE_COLUMNS, normalizeJson, validateChannel, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
 
@@ -140,7 +140,7 @@ export class ChannelService {
       const next: ChannelRow = { ...stored };
       const changed: string[] = [];
       for (const [field, value] of Object.entries(input)) {
-        if (field === 'id' || field === 'key' || field === 'key_mode' || field === 'multi_key_mode' || IGNORED_FIELDS.has(field)) continue;
+        if (!WRITABLE_COLUMNS.has(field)) continue;
         if (value === undefined) continue;
         if (value === null && (field === 'model_mapping' || field === 'type')) continue;
         if (field === 'models' && value === '') continue;

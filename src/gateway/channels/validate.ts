@@ -34,6 +34,12 @@ export const PLAIN_FIELDS = new Set(['id', 'test_model', 'name', 'weight', 'mode
 /** Server-managed fields a client may echo back; they are ignored. */
 export const IGNORED_FIELDS = new Set(['created_time', 'test_time', 'response_time', 'balance', 'balance_updated_time', 'used_quota', 'channel_info', 'status']);
 
+/** Columns G03 overlays on the stored row (the key is handled on its own; unknown fields are dropped). */
+export const WRITABLE_COLUMNS = new Set([
+  'type', 'openai_organization', 'test_model', 'name', 'weight', 'base_url', 'other', 'models', 'group', 'model_mapping',
+  'status_code_mapping', 'priority', 'auto_ban', 'other_info', 'tag', 'setting', 'param_override', 'header_override', 'remark', 'settings',
+]);
+
 const JSON_FIELDS = ['setting', 'settings', 'model_mapping', 'status_code_mapping', 'param_override', 'header_override', 'other_info'] as const;
 
 function invalid(detail: string): never {
