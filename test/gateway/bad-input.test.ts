@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { gatewayOperations } from '../../src/gateway/app.js';
+import { eachDatabase } from '../helpers/services.js';
+import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
+
+const implemented = gatewayOperations().filter((o) => o.state === 'implemented').map((o) => o.spec);
+
+const BODIES: unknown[] = ['{"broken', '[]', '"text"', '123', 'null', { ids: 'x' }, { id: -1 }, { id: 'abc' }, { status: 'on' }, { channel_id: 1e20 }, { tag: 5 }, { mode: ['single'] }, { name: 'x'.repeat(100), type: 'y' }];
+const IDS = ['0', '-5', 'abc', '99999999999999999999', '1.5', '999999'];
+
+eachDatabase('gateway bad input never answers 5xx', (v) => {
+  let s: GatewayServer;
+  let root: StaffClient;
+  before(async () => {
+    s = await startGateway(v);
+    root = await s.staff('root', 'root');
+    await root.post('/api/channel/', { mode: 'multi_to_single', channel: { type: 1, name: 'c', models: 'm', key: 'sk-bad-input-1\nsk-bad-input-2' } });
+  });
+  after(async () => {
+    assert.ok(!s.everything().includes('sk-bad-input-'), 'key leaked');
+    await s.close();
+  });
+
+  test('malformed bodies, wrong types, bad ids and queries: a clear envelope with a 4xx status', async () => {
+    let calls = 0;
+    for (const spec of implemented) {
+      const paths = spec.path.includes(':id') ? IDS.map((id) => spec.path.replace(':id', id)) : [spec.path];
+      for (const path of paths) {
+        const queries = spec.method === 'GET' ? ['', '?p=x&page_size=-5&type=abc&status=%00&tag_mode=maybe', '?keyword=%25_%5C&sort_by=drop%20table&p=999999'] : [''];
+        for (const q of queries) {
+          const bodies = spec.method === 'GET' || spec.method === 'DELETE' ? [undefined] : BODIES;
+          for (const b of bodies) {
+            const r = await root.request(spec.method, path + q, b);
+            calls++;
+            assert.ok(r.status < 500, `${spec.id} ${spec.method} ${path + q} ${JSON.stringify(b)} → ${r.status} ${r.text}`);
+            assert.equal(typeof r.json?.success, 'boolean', `${spec.id} envelope: ${r.text}`);
+            if (!r.json.success) assert.match(r.json.code, /^[A-Z_]+$/, `${spec.id} code`);
+          }
+        }
+      }
+    }
+    assert.ok(calls > 150, `${calls} calls`);
+    assert.ok(!s.log.text().includes('"level":50'), 'an unhandled error was logged');
+  });
+});
