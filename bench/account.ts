@@ -5,6 +5,7 @@
 import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../src/kit/crypto/password.js';
 import { measure, LOAD, type Figures } from './lib.js';
+import { LOGIN_USERS, READER, REFRESHER } from './users.js';
 
 const REFRESH_COOKIE = 'new_api_refresh';
 /** In-flight logins and in-flight raw argon2id verifies (the same concurrency for both). */
@@ -81,15 +82,26 @@ export async function refresh(url: string, cookies: string[]): Promise<Figures> 
   });
 }
 
-/** POST /api/user/login with the right password, LOGIN_CONCURRENCY connections. */
-export function passwordLogin(url: string, username: string, password: string): Promise<Figures> {
+/**
+ * POST /api/user/login with the right password, LOGIN_CONCURRENCY connections, cycling through the login
+ * users so each ends with a few dozen sessions (the caps count a user's sessions on every login).
+ */
+export function passwordLogin(url: string, usernames: string[], password: string): Promise<Figures> {
+  let next = 0;
   return measure({
     name: `POST /api/user/login (c=${LOGIN_CONCURRENCY})`,
     url: `${url}/api/user/login`,
     connections: LOGIN_CONCURRENCY,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: url },
-    body: JSON.stringify({ username, password }),
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...req.headers, 'content-type': 'application/json', origin: url },
+          body: JSON.stringify({ username: usernames[next++ % usernames.length], password }),
+        }),
+      },
+    ],
     check: (status, body) => succeeded(status, body) && body.includes('"access_token"'),
   });
 }
@@ -134,12 +146,12 @@ export interface AccountFigures {
 
 /** Logs the bench users in, then runs the cases in order: health, read, refresh, raw argon2, login. */
 export async function accountBench(url: string, password: string): Promise<AccountFigures> {
-  const reader = await login(url, 'bench-reader', password);
-  const sessions = await inBatches(2 * LOAD.connections, LOGIN_CONCURRENCY, () => login(url, 'bench-refresher', password));
+  const reader = await login(url, READER, password);
+  const sessions = await inBatches(2 * LOAD.connections, LOGIN_CONCURRENCY, () => login(url, REFRESHER, password));
   const health = await measure({ name: 'GET /healthz (account app, no auth/SQL)', url: `${url}/healthz` });
   const read = await sessionsRead(url, reader.accessToken);
   const refreshFigures = await refresh(url, sessions.map((s) => s.refreshCookie));
   const argon2 = await rawArgon2(password);
-  const loginFigures = await passwordLogin(url, 'bench-login', password);
+  const loginFigures = await passwordLogin(url, LOGIN_USERS, password);
   return { health, read, refresh: refreshFigures, login: loginFigures, argon2 };
 }

@@ -12,8 +12,8 @@ import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { buildAccountApp } from '../src/account/app.js';
 import { ROLE } from '../src/account/db.js';
+import { BENCH_USERS } from './users.js';
 
-export const BENCH_USERS = ['bench-reader', 'bench-refresher', 'bench-login'];
 
 async function bare(): Promise<{ app: FastifyInstance; cleanup(): Promise<void> }> {
   const app = Fastify({ logger: false });
