@@ -76,6 +76,28 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     await assertAbilitiesConsistent(s);
   });
 
+  test('concurrent writes of every kind leave the abilities index consistent', async () => {
+    const ids = (await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, name: 'race', tag: 'race', models: 'a,b', group: 'default,vip', key: 'r1\nr2\nr3\nr4\nr5\nr6' } })).json.data.ids as number[];
+    const ops: Promise<unknown>[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (const [i, id] of ids.entries()) {
+        ops.push(admin.put('/api/channel/', { id, models: `m${round},n${i}`, priority: round }));
+        ops.push(admin.post(`/api/channel/${id}/status`, { status: round % 2 ? 1 : 2 }));
+      }
+      ops.push(admin.post('/api/channel/batch/tag', { ids: ids.slice(0, 3), tag: `race${round}` }));
+      ops.push(admin.put('/api/channel/tag', { tag: 'race', groups: `g${round}` }));
+      ops.push(admin.post('/api/channel/tag/disabled', { tag: 'race' }));
+    }
+    ops.push(root.delete(`/api/channel/${ids[5]}`));
+    ops.push(root.post('/api/channel/batch', { ids: [ids[4]] }));
+    ops.push(root.delete('/api/channel/disabled'));
+    ops.push(root.post(`/api/channel/copy/${ids[0]}`));
+    const results = (await Promise.all(ops)) as { status: number; text: string }[];
+    const errors = s.log.lines.filter((l) => l.includes('"level":50')).join('\n');
+    for (const r of results) assert.ok(r.status < 500 && r.status !== 409, r.text + errors);
+    await assertAbilitiesConsistent(s);
+  });
+
   test('G21 multi-key: status, disable/enable, all, delete with re-index, last key kept', async () => {
     const post = (body: object, c = admin) => c.post('/api/channel/multi_key/manage', { channel_id: mk, ...body });
     const st = (await post({ action: 'get_key_status' })).json.data;

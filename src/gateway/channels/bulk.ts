@@ -40,7 +40,7 @@ export class BulkService {
     let q = trx.selectFrom('channels').select(ABILITY_COLUMNS);
     if (where.ids) q = q.where('id', 'in', where.ids.length ? where.ids : [-1]);
     if (where.tag !== undefined) q = q.where('tag', '=', where.tag);
-    if (lockable(this.ctx.database.dialect)) q = q.forUpdate();
+    if (lockable(this.ctx.database.dialect)) q = q.orderBy('id').forUpdate();
     return q.execute();
   }
 

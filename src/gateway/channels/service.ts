@@ -186,7 +186,7 @@ export class ChannelService {
     return this.tx(async (trx) => {
       const row = await getChannel(trx, id, this.lock());
       if (!row) throw new AppError('CHANNEL_NOT_FOUND');
-      await deleteChannels(trx, [id]);
+      await deleteChannels(trx, [id], this.lock());
       await audit(trx, actor, 'G04', id, { name: row.name });
       return { id, name: row.name };
     });
@@ -194,7 +194,7 @@ export class ChannelService {
 
   async removeMany(actor: Actor, ids: number[]) {
     return this.tx(async (trx) => {
-      const n = await deleteChannels(trx, [...new Set(ids)]);
+      const n = await deleteChannels(trx, ids, this.lock());
       await audit(trx, actor, 'G12', null, { ids, count: n });
       return n;
     });
@@ -203,7 +203,7 @@ export class ChannelService {
   async removeDisabled(actor: Actor) {
     return this.tx(async (trx) => {
       const ids = (await trx.selectFrom('channels').select('id').where('status', 'in', [STATUS.manual, STATUS.auto]).execute()).map((r) => Number(r.id));
-      const n = await deleteChannels(trx, ids);
+      const n = await deleteChannels(trx, ids, this.lock(), [STATUS.manual, STATUS.auto]);
       await audit(trx, actor, 'G15', null, { ids, count: n });
       return n;
     });
@@ -215,7 +215,7 @@ export class ChannelService {
     return this.tx(async (trx) => {
       let changed = 0;
       const now = nowSeconds();
-      for (const id of [...new Set(ids)]) {
+      for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
         const row = await getChannel(trx, id, this.lock());
         if (!row || row.status === status) continue;
         let other: Record<string, unknown> = {};

@@ -51,13 +51,22 @@ export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' |
   }
 }
 
-export async function deleteChannels(db: Db, ids: number[]): Promise<number> {
+/**
+ * Deletes channels, then their abilities. Channels first: on PostgreSQL the DELETE waits for a concurrent
+ * writer holding the row, and the abilities statement that follows sees whatever that writer committed.
+ */
+export async function deleteChannels(db: Db, ids: number[], lock: boolean, onlyStatus?: number[]): Promise<number> {
   let n = 0;
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    await db.deleteFrom('abilities').where('channel_id', 'in', chunk).execute();
-    const r = await db.deleteFrom('channels').where('id', 'in', chunk).executeTakeFirst();
-    n += Number(r.numDeletedRows);
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  for (let i = 0; i < sorted.length; i += 500) {
+    const chunk = sorted.slice(i, i + 500);
+    // Row locks are always taken in id order, so concurrent multi-row writers cannot deadlock.
+    if (lock) await db.selectFrom('channels').select('id').where('id', 'in', chunk).orderBy('id').forUpdate().execute();
+    let q = db.deleteFrom('channels').where('id', 'in', chunk);
+    if (onlyStatus) q = q.where('status', 'in', onlyStatus);
+    const deleted = (await q.returning('id').execute()).map((r) => Number(r.id));
+    if (deleted.length) await db.deleteFrom('abilities').where('channel_id', 'in', deleted).execute();
+    n += deleted.length;
   }
   return n;
 }
