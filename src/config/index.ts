@@ -135,6 +135,7 @@ export function loadConfig(env: Env = process.env) {
       adminPermissions: gatewayPermissions(env, 'GATEWAY_ADMIN_PERMISSIONS', 'authz.ChannelRead,authz.ChannelOperate,authz.ChannelWrite'),
       retryTimes: int(env, 'GATEWAY_RETRY_TIMES', 0, 0, 10),
       idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
+      sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
     },
     edge: {
       host: str(env, 'EDGE_HOST', '127.0.0.1'),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Config } from '../config/index.js';
 import { migrate, openDatabase, type Database } from '../kit/db/index.js';
 import { randomToken } from '../kit/crypto/tokens.js';
@@ -36,6 +37,9 @@ async function installationId(database: Database<GatewayDB>): Promise<string> {
 export async function createGatewayContext(config: Config, runtime: Runtime) {
   const database = await openDatabase<GatewayDB>(config.gateway.databaseUrl);
   await migrate(database, 'gateway', gatewayMigrations(database.dialect));
+  // The abilities index runs to millions of rows; SQLite's default 2 MB page cache makes every index
+  // insert of a rebuild a page reload.
+  if (database.dialect === 'sqlite') await sql`pragma cache_size = -${sql.lit(config.gateway.sqliteCacheMb * 1024)}`.execute(database.db);
   const ctx: GatewayContext = {
     config,
     database,
