@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
 import { open, seal } from '../kit/crypto/aead.js';
 import { createGatewayContext } from './app.js';
-import { writeSecretKeyFile } from './context.js';
+import { commitSecretKeyFile, stageSecretKeyFile } from './context.js';
 import { readAudit } from './audit/store.js';
 
 type Boot = () => { config: Config; runtime: Runtime };
@@ -116,6 +116,8 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       const next = Buffer.from(hex, 'hex');
       const n = await withGateway(boot, async (g) => {
         const old = g.ctx.secretKey;
+        const fileKey = !g.ctx.config.gateway.secretKey;
+        if (fileKey) stageSecretKeyFile(g.ctx.config, hex);
         const count = await g.ctx.db.transaction().execute(async (trx) => {
           const rows = await trx.selectFrom('channels').select(['id', 'key']).execute();
           for (const r of rows) {
@@ -127,7 +129,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
           }
           return rows.length;
         });
-        if (!g.ctx.config.gateway.secretKey) writeSecretKeyFile(g.ctx.config, hex);
+        if (fileKey) commitSecretKeyFile(g.ctx.config);
         return count;
       });
       console.error(`re-encrypted ${n} channel keys; set GATEWAY_SECRET_KEY to the new key if you use it`);

@@ -29,10 +29,17 @@ export function gatewaySecretKey(config: Config): Buffer {
   return Buffer.from(hex, 'hex');
 }
 
-/** Replaces the generated key file (used by the re-encryption command after re-sealing everything). */
-export function writeSecretKeyFile(config: Config, hex: string) {
+/**
+ * Key rotation in two steps around the re-encryption transaction: the new key is first saved beside the
+ * old one (`gateway-secret.key.new`, 0600), and only after the commit moved over it. A crash in between
+ * leaves the new key on disk: if the data was already re-sealed, rename the .new file by hand.
+ */
+export function stageSecretKeyFile(config: Config, hex: string) {
+  fs.writeFileSync(path.join(config.dataDir, SECRET_KEY_FILE) + '.new', hex + '\n', { mode: 0o600 });
+}
+
+export function commitSecretKeyFile(config: Config) {
   const p = path.join(config.dataDir, SECRET_KEY_FILE);
-  fs.writeFileSync(p + '.new', hex + '\n', { mode: 0o600 });
   fs.renameSync(p + '.new', p);
 }
 

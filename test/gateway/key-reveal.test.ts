@@ -109,6 +109,10 @@ eachDatabase('gateway key reveal (G10) with staff verification and the CLI', (v)
     assert.notEqual(after.key, before.key);
     const { open } = await import('../../src/kit/crypto/aead.js');
     assert.equal(open(Buffer.from(newKey, 'hex'), after.key, 'channel.key'), KEY);
+    const fs = await import('node:fs');
+    const file = `${s.dataDir}/gateway-secret.key`;
+    assert.equal(fs.readFileSync(file, 'utf8').trim(), newKey);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
   test('rate limit on verification attempts', async () => {
