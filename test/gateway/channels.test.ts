@@ -108,6 +108,14 @@ eachDatabase('gateway channels', (v) => {
     assert.deepEqual(byName, [...byName].sort());
     const vip = (await admin.get('/api/channel/?group=vip&page_size=100')).json.data;
     assert.ok(vip.items.every((c: any) => c.group.split(',').includes('vip')) && vip.total > 0);
+    await root.post('/api/channel/', { mode: 'single', channel: { type: 8, name: 'under', models: 'x', group: 'free_tier,b%c', key: 'k-under' } });
+    for (const g of ['free_tier', 'b%25c']) {
+      const r = (await admin.get(`/api/channel/?group=${g}`)).json.data;
+      assert.deepEqual(r.items.map((c: any) => c.name), ['under'], g);
+    }
+    assert.equal((await admin.get('/api/channel/?group=free%5Ftie')).json.data.total, 0);
+    assert.equal((await admin.get('/api/channel/?group=freextier')).json.data.total, 0);
+    await root.delete(`/api/channel/${(await admin.get('/api/channel/search?keyword=under')).json.data.items[0].id}`);
     const tags = (await admin.get('/api/channel/?tag_mode=true&page_size=1')).json.data;
     assert.equal(tags.total, 2);
     assert.ok(tags.items.every((c: any) => c.tag === 'anth'));

@@ -88,7 +88,7 @@ export function applyFilter<O>(q: SelectQueryBuilder<GatewayDB, 'channels', O>, 
   if (f.status === 'enabled') q = q.where('status', '=', STATUS.enabled);
   if (f.status === 'disabled') q = q.where('status', '!=', STATUS.enabled);
   if (withType && f.type !== undefined) q = q.where('type', '=', f.type);
-  if (f.group) q = q.where(sql<string>`',' || ${sql.ref('group')} || ','`, 'like', likeEscape(`,${f.group},`));
+  if (f.group) q = q.where(sql<string>`',' || ${sql.ref('group')} || ','`, 'like', sql<string>`${likeEscape(`,${f.group},`)} escape '\\'`);
   if (f.model) q = q.where(sql`lower(models)`, 'like', sql`lower(${likeEscape(f.model)}) escape '\\'`);
   if (f.keyword) {
     const kw = f.keyword;
