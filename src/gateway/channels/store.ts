@@ -45,7 +45,8 @@ export function abilityRows(c: Pick<ChannelRow, 'id' | 'group' | 'models' | 'sta
 export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>[]) {
   if (channels.length === 0) return;
   await db.deleteFrom('abilities').where('channel_id', 'in', channels.map((c) => c.id)).execute();
-  const rows = channels.flatMap(abilityRows);
+  // Sorted by the routing index key: neighbouring inserts land on the same index pages.
+  const rows = channels.flatMap(abilityRows).sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
   for (let i = 0; i < rows.length; i += 500) {
     await db.insertInto('abilities').values(rows.slice(i, i + 500)).execute();
   }
