@@ -132,7 +132,7 @@ eachDatabase('A31 / A32 / A20 / A21 / A19 bindings', (v) => {
     const admin2Id = Number((await s.ctx.database.db.selectFrom('users').select('id').where('username', '=', 'admin2').executeTakeFirstOrThrow()).id);
     const peer = await admin.get(`/api/user/${admin2Id}/oauth/bindings`);
     assert.equal(peer.status, 403);
-    assert.equal(peer.json.code, 'BINDING_NO_PERMISSION');
+    assert.equal(peer.json.code, 'USER_OUTRANKED');
     const root = s.browser();
     await root.login('root', 'root password 12');
     assert.equal((await root.get(`/api/user/${admin2Id}/oauth/bindings`)).json.success, true);

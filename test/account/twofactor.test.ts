@@ -156,11 +156,11 @@ eachDatabase('two-factor (A12-A18)', (v) => {
 
     const peer = await s.ctx.database.db.selectFrom('users').select('id').where('username', '=', 'tfadmin2').executeTakeFirstOrThrow();
     const out = await admin.delete(`/api/user/${peer.id}/2fa`);
-    assert.equal(out.json.code, 'SECURITY_TARGET_OUTRANKED');
+    assert.equal(out.json.code, 'USER_OUTRANKED');
     const self = await admin.delete(`/api/user/${adminId}/2fa`);
-    assert.equal(self.json.code, 'SECURITY_TARGET_OUTRANKED');
+    assert.equal(self.json.code, 'USER_OUTRANKED');
     const missing = await admin.delete('/api/user/999999/2fa');
-    assert.equal(missing.json.code, 'SECURITY_TARGET_NOT_FOUND');
+    assert.equal(missing.json.code, 'USER_NOT_FOUND');
     const r = await admin.delete(`/api/user/${uid}/2fa`);
     assert.equal(r.json.success, true, r.text);
     assert.equal((await b.get('/api/user/2fa/status')).status, 401);

@@ -32,7 +32,7 @@ export const bindingRoutes = [
     schema: { params: Type.Object({ id: userId }) },
     handler: async (req) => {
       const b = accountOf(req).services.emailOAuth.bindings;
-      await b.requireOutrank(identityOf(req), req.params.id);
+      await accountOf(req).services.users.requireOutrank(identityOf(req), req.params.id);
       return ok(await b.list(req.params.id));
     },
   }),
@@ -41,7 +41,7 @@ export const bindingRoutes = [
     schema: { params: Type.Object({ id: userId, provider_id: providerId }) },
     handler: async (req) => {
       const b = accountOf(req).services.emailOAuth.bindings;
-      await b.requireOutrank(identityOf(req), req.params.id);
+      await accountOf(req).services.users.requireOutrank(identityOf(req), req.params.id);
       await b.unbind(req.params.id, req.params.provider_id.toLowerCase(), false);
       return ok();
     },
@@ -51,7 +51,7 @@ export const bindingRoutes = [
     schema: { params: Type.Object({ id: userId, binding_type: Type.String({ minLength: 1, maxLength: 32 }) }) },
     handler: async (req) => {
       const b = accountOf(req).services.emailOAuth.bindings;
-      await b.requireOutrank(identityOf(req), req.params.id);
+      await accountOf(req).services.users.requireOutrank(identityOf(req), req.params.id);
       const type = req.params.binding_type.toLowerCase();
       const user = await b.clear(req.params.id, type);
       return ok({ bindingType: type, username: user.username }, 'success');

@@ -136,7 +136,7 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
     /** A31 / A20: every identity bound to the user (built-in and operator-defined). */
     async list(userId: number) {
       const user = await bindingsStore.userById(db, userId);
-      if (!user) throw new AppError('BINDING_USER_NOT_FOUND');
+      if (!user) throw new AppError('USER_NOT_FOUND');
       const out = [];
       for (const slug of Object.keys(BUILT_IN)) {
         const kind = kindOf(slug)!;
@@ -151,7 +151,7 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
     /** A32 / A21: removes one binding; keepLastMethod refuses to remove the user's last way to sign in. */
     async unbind(userId: number, providerId: string, keepLastMethod: boolean) {
       const user = await bindingsStore.userById(db, userId);
-      if (!user) throw new AppError('BINDING_USER_NOT_FOUND');
+      if (!user) throw new AppError('USER_NOT_FOUND');
       const kind = kindOf(providerId) ?? { slug: providerId, name: providerId, column: null };
       if (!(await identityOf(user, kind))) throw new AppError('OAUTH_BINDING_NOT_FOUND');
       if (keepLastMethod && (await loginMethods(user)).filter((m) => m !== kind.slug).length === 0) throw new AppError('LAST_LOGIN_METHOD');
@@ -163,20 +163,13 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
     /** A19: clears a built-in binding column (or the email address). */
     async clear(userId: number, bindingType: string) {
       const user = await bindingsStore.userById(db, userId);
-      if (!user) throw new AppError('BINDING_USER_NOT_FOUND');
+      if (!user) throw new AppError('USER_NOT_FOUND');
       if (bindingType === 'email') await bindingsStore.setEmail(db, userId, null);
       else if (BUILT_IN[bindingType]) await bindingsStore.setColumn(db, userId, BUILT_IN[bindingType].column, null);
       else throw new AppError('BINDING_TYPE_INVALID');
       return user;
     },
 
-    /** Staff may manage users below their role; root may manage anyone. */
-    async requireOutrank(actor: AccountIdentity, userId: number) {
-      const target = await bindingsStore.userById(db, userId);
-      if (!target) throw new AppError('BINDING_USER_NOT_FOUND');
-      if (actor.role <= target.role && actor.role < ROLE.root) throw new AppError('BINDING_NO_PERMISSION');
-      return target;
-    },
   };
 }
 

@@ -5,7 +5,6 @@ import { nowSeconds, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from '../users/store.js';
 import type { ClientInfo } from '../sessions/service.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
-import { requireOutrank } from '../two-factor/service.js';
 import { normaliseContext, wireScope, type WireScope } from '../verification/scopes.js';
 import { passkeyStore, type PasskeyRow } from './store.js';
 import * as webauthn from './webauthn.js';
@@ -112,7 +111,7 @@ export function createPasskeysService(ctx: AccountContext) {
 
     /** A22: an outranking admin removes the user's passkey; every session of the user ends. */
     async adminReset(admin: AccountIdentity, targetId: number) {
-      const target = await requireOutrank(ctx, admin, targetId);
+      const target = await ctx.services.users.requireOutrank(admin, targetId);
       const removed = await db.transaction().execute(async (trx) => {
         const r = await passkeyStore.remove(trx, targetId);
         if (r) await usersStore.updateSecurity(trx, targetId, {});

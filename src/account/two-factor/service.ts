@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { AppError } from '../../kit/http/errors.js';
 import { open, seal } from '../../kit/crypto/aead.js';
 import { deriveKey, hmac } from '../../kit/crypto/tokens.js';
-import { nowSeconds, ROLE } from '../db.js';
+import { nowSeconds } from '../db.js';
 import { usersStore } from '../users/store.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import { twoFactorStore } from './store.js';
@@ -154,7 +154,7 @@ export function createTwoFactorService(ctx: AccountContext) {
 
     /** A18: an admin who outranks the target removes its factor; every session of the target ends. */
     async adminDisable(admin: AccountIdentity, targetId: number) {
-      await requireOutrank(ctx, admin, targetId);
+      await ctx.services.users.requireOutrank(admin, targetId);
       const removed = await db.transaction().execute(async (trx) => {
         const r = await twoFactorStore.remove(trx, targetId);
         if (r) await usersStore.updateSecurity(trx, targetId, {});
@@ -168,12 +168,5 @@ export function createTwoFactorService(ctx: AccountContext) {
 }
 
 
-/** The reference's rule for admin actions on a user: root, or a role above the target's. */
-export async function requireOutrank(ctx: AccountContext, admin: AccountIdentity, targetId: number) {
-  const target = await usersStore.byId(ctx.database.db, targetId);
-  if (!target) throw new AppError('SECURITY_TARGET_NOT_FOUND');
-  if (admin.role !== ROLE.root && admin.role <= target.role) throw new AppError('SECURITY_TARGET_OUTRANKED');
-  return target;
-}
 
 export type TwoFactorService = ReturnType<typeof createTwoFactorService>;

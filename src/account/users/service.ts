@@ -5,7 +5,7 @@ import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from './store.js';
-import type { AccountContext } from '../context.js';
+import type { AccountContext, AccountIdentity } from '../context.js';
 
 export const USERNAME_MAX = 20;
 export const PASSWORD_MIN = 8;
@@ -113,6 +113,14 @@ export function createUsersService(ctx: AccountContext) {
       let inviterId: number | null = null;
       if (input.aff_code) inviterId = (await usersStore.byAffCode(db, input.aff_code.trim()))?.id ?? null;
       return insertUser({ username, password, email: email || null, inviterId });
+    },
+
+    /** The reference's rule for staff actions on a user: root, or a role above the target's. */
+    async requireOutrank(actor: AccountIdentity, targetId: number): Promise<UserRow> {
+      const target = await usersStore.byId(db, targetId);
+      if (!target) throw new AppError('USER_NOT_FOUND');
+      if (actor.role < ROLE.root && actor.role <= target.role) throw new AppError('USER_OUTRANKED');
+      return target;
     },
 
     async byUsernameOrThrow(username: string): Promise<UserRow> {

@@ -28,6 +28,12 @@ export const accountErrors = {
   AUTH_SESSION_REQUIRED: { status: 403, en: 'a dashboard login session is required', zh: '需要浏览器登录会话' },
   AUTH_SESSION_ID_REQUIRED: { status: 400, en: 'Session id is required', zh: '缺少会话 ID' },
   AUTH_SESSION_NOT_FOUND: { status: 404, en: 'Session not found', zh: '会话不存在' },
+  USER_NOT_FOUND: { status: 404, en: 'User not found', zh: '用户不存在' },
+  USER_OUTRANKED: {
+    status: 403,
+    en: 'No permission to manage a user of the same or a higher role',
+    zh: '无权操作同级或更高权限的用户',
+  },
   LOGIN_FAILED: {
     status: 200,
     en: 'Username or password is incorrect, or user has been banned',

@@ -48,8 +48,6 @@ export const oauthErrors = {
     en: 'This is your last way to sign in; add another method before removing it',
     zh: '这是您唯一的登录方式，请先添加其他登录方式再解绑',
   },
-  BINDING_NO_PERMISSION: { status: 403, en: 'No permission to manage this user', zh: '无权管理该用户' },
-  BINDING_USER_NOT_FOUND: { status: 404, en: 'User not found', zh: '用户不存在' },
   BINDING_TYPE_INVALID: { status: 400, en: 'Invalid binding type', zh: '无效的绑定类型' },
   EMAIL_BINDING_FLOW_INVALID: {
     status: 403,

@@ -34,12 +34,6 @@ export const securityErrors = {
   TWOFA_CODE_INVALID: { status: 200, en: 'Verification code is incorrect', zh: '验证码错误' },
   TWOFA_ALREADY_ENABLED: { status: 200, en: 'Two-factor authentication is already enabled', zh: '用户已启用2FA' },
   TWOFA_NOT_ENABLED: { status: 200, en: 'Two-factor authentication is not enabled', zh: '用户未启用2FA' },
-  SECURITY_TARGET_NOT_FOUND: { status: 200, en: 'User does not exist', zh: '用户不存在' },
-  SECURITY_TARGET_OUTRANKED: {
-    status: 200,
-    en: 'No permission to manage a user of the same or a higher role',
-    zh: '无权操作同级或更高权限的用户',
-  },
   PASSKEY_DISABLED: { status: 200, en: 'Passkey login is not enabled by the administrator', zh: '管理员未启用 Passkey 登录' },
   PASSKEY_NOT_REGISTERED: { status: 200, en: 'No passkey is registered', zh: '该用户尚未绑定 Passkey' },
   PASSKEY_ALREADY_REGISTERED: { status: 200, en: 'A passkey is already registered', zh: '已绑定 Passkey' },
