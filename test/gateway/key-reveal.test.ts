@@ -62,12 +62,14 @@ eachDatabase('gateway key reveal (G10) with staff verification and the CLI', (v)
     assert.equal(wrong.json.code, 'GW_VERIFY_CODE_INVALID');
     const scope = await root.post('/api/staff/verify', { code: codeFor(secret, -1), scope: 'user.delete', context: { channel_id: channelId } });
     assert.equal(scope.json.code, 'GW_VERIFY_SCOPE_INVALID');
-    const other = await root.post('/api/staff/verify', { code: codeFor(secret, -1), scope: 'channel.key.read', context: { channel_id: channelId + 1 } });
+    // One code, computed once: recomputing it later could cross a 30 s step boundary and yield a new code.
+    const code = codeFor(secret, -1);
+    const other = await root.post('/api/staff/verify', { code, scope: 'channel.key.read', context: { channel_id: channelId + 1 } });
     assert.equal(other.status, 200, other.text);
     const r = await root.post(`/api/channel/${channelId}/key`, undefined, { 'x-security-proof': other.json.data.proof_token });
     assert.equal(r.json.code, 'GW_PROOF_INVALID');
     // The same TOTP code cannot be used a second time.
-    const replay = await root.post('/api/staff/verify', { code: codeFor(secret, -1), scope: 'channel.key.read', context: { channel_id: channelId } });
+    const replay = await root.post('/api/staff/verify', { code, scope: 'channel.key.read', context: { channel_id: channelId } });
     assert.equal(replay.json.code, 'GW_VERIFY_CODE_INVALID');
   });
 
