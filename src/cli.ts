@@ -28,10 +28,13 @@ registerAccountCommands(program, boot);
 registerGatewayCommands(program, boot);
 registerOAuthCommands(program);
 
+// Exit once stdout has been flushed: a pipe (npm run manifest | jq) would otherwise be cut short.
+const exitAfterFlush = (code: number) => process.stdout.write('', () => process.exit(code));
+
 program.parseAsync(process.argv).then(
-  () => process.exit(0),
+  () => exitAfterFlush(0),
   (e: unknown) => {
     console.error(e instanceof ConfigError ? `configuration error: ${e.message}` : `error: ${(e as Error).message}`);
-    process.exit(1);
+    exitAfterFlush(1);
   },
 );
