@@ -1,17 +1,14 @@
 import crypto from 'node:crypto';
 import { AppError } from '../../kit/http/errors.js';
-import { TtlCache } from '../../kit/cache/ttl-cache.js';
-import { deriveKey, hmac, safeEqual, sha256 } from '../../kit/crypto/tokens.js';
-import { randomToken } from '../../kit/crypto/tokens.js';
+import { deriveKey, hmac, randomToken, safeEqual } from '../../kit/crypto/tokens.js';
 import { nowSeconds, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from '../users/store.js';
 import { sessionsStore, type SessionRow } from './store.js';
 import { createAccessTokens } from './tokens.js';
+import { createAccessResolver } from './access.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 
 export const SESSION_LIST_LIMIT = 100;
-/** How long cached session and user state may be served before it is read again (cross-instance bound). */
-export const STATE_CACHE_MS = 1000;
 
 export interface ClientInfo {
   ip: string;
@@ -26,8 +23,6 @@ export interface IssuedSession {
   accessExpiresAt: number;
 }
 
-type SessionState = Pick<SessionRow, 'user_id' | 'status' | 'user_auth_version' | 'expires_at'> | null;
-type UserState = Pick<UserRow, 'role' | 'status' | 'auth_version'> | null;
 
 /** Splits a refresh cookie `<sid>.<secret>`; null when malformed. */
 export function parseRefreshToken(value: string | undefined): { sid: string; secret: string } | null {
@@ -55,8 +50,6 @@ export function createSessionsService(ctx: AccountContext) {
   const tokens = createAccessTokens(ctx.secret, cfg.accessTokenTtlSeconds);
   const refreshKey = deriveKey(ctx.secret, 'refresh');
   const rotateKey = deriveKey(ctx.secret, 'refresh-rotate');
-  const sessionCache = new TtlCache<string, SessionState>(STATE_CACHE_MS, 50000);
-  const userCache = new TtlCache<number, UserState>(STATE_CACHE_MS, 50000);
 
   const hashSecret = (secret: string) => hmac(refreshKey, secret);
   // Deterministic successor: two tabs refreshing the same token at once compute the same next token.
@@ -78,35 +71,14 @@ export function createSessionsService(ctx: AccountContext) {
     return revoked;
   }
 
-  async function sessionState(sid: string): Promise<SessionState> {
-    let s = sessionCache.get(sid);
-    if (s === undefined) {
-      const row = await sessionsStore.bySid(db, sid);
-      s = row ? { user_id: Number(row.user_id), status: row.status, user_auth_version: row.user_auth_version, expires_at: Number(row.expires_at) } : null;
-      sessionCache.set(sid, s);
-    }
-    return s;
-  }
-
-  async function userState(userId: number): Promise<UserState> {
-    let u = userCache.get(userId);
-    if (u === undefined) {
-      const row = await usersStore.byId(db, userId);
-      u = row ? { role: row.role, status: row.status, auth_version: row.auth_version } : null;
-      userCache.set(userId, u);
-    }
-    return u;
-  }
+  const access = createAccessResolver(ctx, tokens);
 
   return {
     tokens,
-
-    forgetUser(userId: number) {
-      userCache.delete(userId);
-    },
-    forgetSession(sid: string) {
-      sessionCache.delete(sid);
-    },
+    forgetUser: access.forgetUser,
+    forgetSession: access.forgetSession,
+    /** Resolves a bearer credential to the caller; throws the reference's 401 codes. */
+    authenticate: access.authenticate,
 
     /**
      * Creates a login session under the caps: the issuance window first (429), then the active cap
@@ -234,28 +206,6 @@ export function createSessionsService(ctx: AccountContext) {
       if (!matches) return { revokedSid: null, clearCookie: true };
       await revokeAndForget([parsed.sid], 'logout');
       return { revokedSid: parsed.sid, clearCookie: true };
-    },
-
-    /** Resolves a bearer credential to the caller; throws the reference's 401 codes. */
-    async authenticate(credential: string): Promise<AccountIdentity> {
-      if (tokens.looksLikeJwt(credential)) {
-        const v = await tokens.verify(credential);
-        if (!v.ok) throw new AppError(v.reason === 'expired' ? 'AUTH_TOKEN_EXPIRED' : 'AUTH_UNAUTHORIZED');
-        const { userId, sid, uv } = v.claims;
-        const s = await sessionState(sid);
-        if (!s || s.status !== 'active' || s.expires_at <= nowSeconds() || s.user_id !== userId || s.user_auth_version !== uv) {
-          throw new AppError('AUTH_SESSION_REVOKED');
-        }
-        const u = await userState(userId);
-        if (!u) throw new AppError('AUTH_SESSION_REVOKED');
-        if (u.status !== USER_STATUS.enabled) throw new AppError('AUTH_USER_DISABLED');
-        if (u.auth_version !== uv) throw new AppError('AUTH_SESSION_REVOKED');
-        return { userId, role: u.role, sid, authVersion: uv, via: 'access_token' };
-      }
-      const user = await usersStore.byAccessTokenHash(db, sha256(credential));
-      if (!user) throw new AppError('AUTH_UNAUTHORIZED');
-      if (user.status !== USER_STATUS.enabled) throw new AppError('AUTH_USER_DISABLED');
-      return { userId: Number(user.id), role: user.role, authVersion: user.auth_version, via: 'personal_token' };
     },
 
     /** A43: the caller's visible sessions, current first, then most recently active. */
