@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, SqliteAdapter, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { AbilityTable, ChannelTable, GatewayDB } from '../db.js';
 import { splitList, STATUS } from './types.js';
 
@@ -47,8 +47,20 @@ export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' |
   await db.deleteFrom('abilities').where('channel_id', 'in', channels.map((c) => c.id)).execute();
   // Sorted by the routing index key: neighbouring inserts land on the same index pages.
   const rows = channels.flatMap(abilityRows).sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
-  for (let i = 0; i < rows.length; i += 500) {
-    await db.insertInto('abilities').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 10_000) await insertAbilities(db, rows.slice(i, i + 10_000));
+}
+
+/**
+ * Inserts ability rows with one statement whose single parameter is a JSON array of rows: no per-row
+ * parameters to bind and no statement text that grows with the row count.
+ */
+async function insertAbilities(db: Db, rows: AbilityTable[]) {
+  const json = JSON.stringify(rows.map((a) => [a.group, a.model, a.channel_id, a.enabled, a.priority, a.weight, a.tag]));
+  const into = sql`insert into abilities ("group", model, channel_id, enabled, priority, weight, tag)`;
+  if (db.getExecutor().adapter instanceof SqliteAdapter) {
+    await sql`${into} select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 from json_each(${json})`.execute(db);
+  } else {
+    await sql`${into} select e ->> 0, e ->> 1, (e ->> 2)::bigint, (e ->> 3)::integer, (e ->> 4)::bigint, (e ->> 5)::bigint, e ->> 6 from json_array_elements(${json}::json) as e`.execute(db);
   }
 }
 
@@ -84,8 +96,13 @@ function likeEscape(s: string) {
   return '%' + s.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
 }
 
+/** FTS5 phrase of the keyword: the trigram index finds channels whose columns contain it (any case). */
+function ftsPhrase(kw: string) {
+  return '"' + kw.replace(/"/g, '""') + '"';
+}
+
 /** Applies the list/search filters (the type filter only when withType). */
-export function applyFilter<O>(q: SelectQueryBuilder<GatewayDB, 'channels', O>, f: ListFilter, withType: boolean) {
+export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channels', O>, f: ListFilter, withType: boolean) {
   if (f.status === 'enabled') q = q.where('status', '=', STATUS.enabled);
   if (f.status === 'disabled') q = q.where('status', '!=', STATUS.enabled);
   if (withType && f.type !== undefined) q = q.where('type', '=', f.type);
@@ -94,20 +111,25 @@ export function applyFilter<O>(q: SelectQueryBuilder<GatewayDB, 'channels', O>, 
   if (f.keyword) {
     const kw = f.keyword;
     const pattern = likeEscape(kw);
-    q = q.where((eb) =>
-      eb.or([
-        ...(/^\d{1,15}$/.test(kw) ? [eb('id', '=', Number(kw))] : []),
+    // On SQLite a keyword of 3+ characters first narrows the rows through the trigram index (a superset
+    // of the LIKE matches: it folds case at least as widely as lower()); the LIKEs then decide exactly.
+    // PostgreSQL serves the same LIKEs from its pg_trgm indexes when the extension exists.
+    const fts = [...kw].length >= 3 && db.getExecutor().adapter instanceof SqliteAdapter;
+    q = q.where((eb) => {
+      const text = eb.or([
         eb(sql`lower(name)`, 'like', sql`lower(${pattern}) escape '\\'`),
         eb(sql`lower(base_url)`, 'like', sql`lower(${pattern}) escape '\\'`),
         eb(sql`lower(coalesce(tag, ''))`, 'like', sql`lower(${pattern}) escape '\\'`),
-      ]),
-    );
+      ]);
+      const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid from channels_fts where channels_fts match ${ftsPhrase(kw)})`), text]) : text;
+      return /^\d{1,15}$/.test(kw) ? eb.or([eb('id', '=', Number(kw)), matched]) : matched;
+    });
   }
   return q;
 }
 
 export async function typeCounts(db: Db, f: ListFilter): Promise<Record<string, number>> {
-  const rows = await applyFilter(db.selectFrom('channels'), f, false)
+  const rows = await applyFilter(db, db.selectFrom('channels'), f, false)
     .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy('type')
     .execute();
@@ -118,14 +140,24 @@ export const SORTABLE = ['id', 'name', 'priority', 'balance', 'response_time', '
 export type SortBy = (typeof SORTABLE)[number];
 
 export async function countChannels(db: Db, f: ListFilter): Promise<number> {
-  const row = await applyFilter(db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const row = await applyFilter(db, db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
+/**
+ * One page in two steps: the page's ids first (filter, order and OFFSET walk only index entries where an
+ * index covers them: (priority, id), (name, id), id), then the full rows of those ids alone. Selecting
+ * full rows directly would fetch every skipped row of a deep page from the table.
+ */
 export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
-  let q = applyFilter(db.selectFrom('channels'), f, true).select([...PUBLIC_COLUMNS]).orderBy(sort.by, sort.dir);
+  let q = applyFilter(db, db.selectFrom('channels'), f, true).select('id').orderBy(sort.by, sort.dir);
   if (sort.by !== 'id') q = q.orderBy('id', 'desc');
-  return (await q.limit(limit).offset(offset).execute()) as PublicChannel[];
+  const ids = (await q.limit(limit).offset(offset).execute()).map((r) => Number(r.id));
+  if (ids.length === 0) return [];
+  const rows = (await db.selectFrom('channels').select([...PUBLIC_COLUMNS]).where('id', 'in', ids).execute()) as PublicChannel[];
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  // A row deleted between the two statements is simply left out of the page.
+  return ids.map((id) => byId.get(id)).filter((r): r is PublicChannel => r !== undefined);
 }
 
 /** Tag mode: pages over distinct non-empty tags, returning every matching channel of those tags. */
@@ -139,7 +171,7 @@ export async function pageTags(db: Db, f: ListFilter, limit: number, offset: num
 }
 
 function taggedBase(db: Db, f: ListFilter) {
-  return () => applyFilter(db.selectFrom('channels'), f, true).where('tag', 'is not', null).where('tag', '!=', '');
+  return () => applyFilter(db, db.selectFrom('channels'), f, true).where('tag', 'is not', null).where('tag', '!=', '');
 }
 
 export async function countTags(db: Db, f: ListFilter): Promise<number> {

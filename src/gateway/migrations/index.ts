@@ -153,5 +153,50 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await db.schema.createIndex('channels_status_type_idx').on('channels').columns(['status', 'type']).execute();
       },
     },
+    '0006_keyword_index': {
+      async up(db: Kysely<any>) {
+        await (dialect === 'sqlite' ? sqliteKeywordIndex(db) : postgresKeywordIndex(db));
+      },
+    },
   };
+}
+
+/**
+ * G27 keyword search: a trigram full-text index over name, base_url and tag (FTS5 `trigram`, external
+ * content), kept in sync by triggers in the same transaction as every channel write. It only narrows the
+ * candidates; the search still applies its LIKE conditions, so results are exactly those of the scan.
+ */
+async function sqliteKeywordIndex(db: Kysely<any>) {
+  await sql`create virtual table channels_fts using fts5(name, base_url, tag, content='channels', content_rowid='id', tokenize='trigram')`.execute(db);
+  await sql`create trigger channels_fts_insert after insert on channels begin
+    insert into channels_fts(rowid, name, base_url, tag) values (new.id, new.name, new.base_url, new.tag);
+  end`.execute(db);
+  await sql`create trigger channels_fts_delete after delete on channels begin
+    insert into channels_fts(channels_fts, rowid, name, base_url, tag) values ('delete', old.id, old.name, old.base_url, old.tag);
+  end`.execute(db);
+  await sql`create trigger channels_fts_update after update of name, base_url, tag on channels begin
+    insert into channels_fts(channels_fts, rowid, name, base_url, tag) values ('delete', old.id, old.name, old.base_url, old.tag);
+    insert into channels_fts(rowid, name, base_url, tag) values (new.id, new.name, new.base_url, new.tag);
+  end`.execute(db);
+  await sql`insert into channels_fts(channels_fts) values ('rebuild')`.execute(db);
+}
+
+/**
+ * PostgreSQL: pg_trgm GIN indexes on the lower()ed columns the search compares, when the extension can be
+ * created (or already exists); otherwise the search keeps scanning (recorded in gateway_meta).
+ */
+async function postgresKeywordIndex(db: Kysely<any>) {
+  await sql`savepoint keyword_index`.execute(db);
+  try {
+    await sql`create extension if not exists pg_trgm`.execute(db);
+  } catch {
+    await sql`rollback to savepoint keyword_index`.execute(db);
+  }
+  const ext = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
+  const schema = ext.rows[0]?.schema;
+  if (!schema) return;
+  const ops = sql`${sql.id(schema)}.gin_trgm_ops`;
+  await sql`create index channels_name_trgm on channels using gin (lower(name) ${ops})`.execute(db);
+  await sql`create index channels_base_url_trgm on channels using gin (lower(base_url) ${ops})`.execute(db);
+  await sql`create index channels_tag_trgm on channels using gin (lower(coalesce(tag, '')) ${ops})`.execute(db);
 }

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { after, before, test } from 'node:test';
+import { eachDatabase } from '../helpers/services.js';
+import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
+
+/**
+ * G27 keyword search runs through a trigram index (SQLite FTS5, PostgreSQL pg_trgm). Its results must stay
+ * exactly those of the plain scan (case-insensitive substring of name, base URL or tag, or the id) after
+ * every kind of channel write. The oracle recomputes the scan in JavaScript from the channels table.
+ */
+eachDatabase('gateway keyword search index', (v) => {
+  let s: GatewayServer;
+  let root: StaffClient;
+  before(async () => {
+    s = await startGateway(v);
+    root = await s.staff('root', 'root');
+  });
+  after(async () => s.close());
+
+  async function expected(keyword: string): Promise<number[]> {
+    const kw = keyword.toLowerCase();
+    const rows = await s.ctx.db.selectFrom('channels').select(['id', 'name', 'base_url', 'tag']).execute();
+    return rows
+      .filter((r) => String(r.id) === keyword || [r.name, r.base_url, r.tag ?? ''].some((t) => t.toLowerCase().includes(kw)))
+      .map((r) => Number(r.id))
+      .sort((a, b) => a - b);
+  }
+
+  async function found(keyword: string): Promise<number[]> {
+    const r = await root.get(`/api/channel/search?keyword=${encodeURIComponent(keyword)}&page_size=100`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.total, r.json.data.items.length, `total of ${keyword}`);
+    return r.json.data.items.map((c: any) => Number(c.id)).sort((a: number, b: number) => a - b);
+  }
+
+  async function assertSearches(keywords: string[]) {
+    for (const kw of keywords) assert.deepEqual(await found(kw), await expected(kw), `keyword ${JSON.stringify(kw)}`);
+    if (v.name === 'sqlite') await sql`insert into channels_fts(channels_fts) values ('integrity-check')`.execute(s.ctx.db);
+  }
+
+  const KEYWORDS = ['Alpha', 'alpha-one', 'ALPHA', 'beta', 'up7.example', 'EXAMPLE.COM', 'team-red', 'red', 'blue', 'zz', 'a', 'x"y', '50%', 'a_b', 'renamed', 'ghost', 'cafe'];
+
+  test('after creates, batch creates and copies', async () => {
+    const c = (channel: object) => root.post('/api/channel/', { mode: 'single', channel: { type: 1, models: 'm1', key: 'sk-search-test', ...channel } });
+    assert.equal((await c({ name: 'alpha-one', base_url: 'https://up7.example.com', tag: 'team-red' })).status, 200);
+    await c({ name: 'Alpha-Two', tag: 'team-blue' });
+    await c({ name: 'beta x"y 50% a_b' });
+    await c({ name: 'CAFE-zz', base_url: 'https://cafe.example.com' });
+    await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, models: 'm1', name: 'ghost', tag: 'Red-Team', key: 'sk-a\nsk-b' } });
+    const id = (await found('alpha-one'))[0]!;
+    assert.equal((await root.post(`/api/channel/copy/${id}?suffix=-copy`)).status, 200);
+    await assertSearches([...KEYWORDS, String(id), 'alpha-one-copy']);
+  });
+
+  test('after updates (G03), tag writes (G13, G29) and deletes (G04, G12)', async () => {
+    const [a] = await found('alpha-one');
+    const upd = await root.put('/api/channel/', { id: a, name: 'renamed-one', base_url: 'https://other.example.org', tag: 'Team-Green' });
+    assert.equal(upd.status, 200, upd.text);
+    assert.deepEqual(await found('alpha-one'), await expected('alpha-one'));
+    assert.ok((await found('renamed')).includes(a!));
+    assert.ok(!(await found('up7.example')).includes(a!));
+    const ghosts = await found('ghost');
+    assert.equal((await root.post('/api/channel/batch/tag', { ids: ghosts, tag: 'team-blue' })).status, 200);
+    assert.equal((await root.put('/api/channel/tag', { tag: 'team-blue', new_tag: 'team-purple' })).status, 200);
+    await assertSearches([...KEYWORDS, 'purple', 'team-blue', 'green']);
+    assert.equal((await root.delete(`/api/channel/${a}`)).status, 200);
+    assert.equal((await root.post('/api/channel/batch', { ids: ghosts.slice(0, 1) })).status, 200);
+    await assertSearches([...KEYWORDS, 'purple', 'renamed', 'ghost']);
+    assert.deepEqual(await found('renamed'), []);
+  });
+
+  test('PostgreSQL: the trigram indexes exist when pg_trgm is available', { skip: v.name !== 'postgres' }, async () => {
+    const ext = await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'pg_trgm'`.execute(s.ctx.db);
+    const idx = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where tablename = 'channels' and indexname like '%_trgm' and schemaname = current_schema()`.execute(s.ctx.db);
+    assert.equal(idx.rows[0]!.n, ext.rows[0]!.n === 1 ? 3 : 0);
+  });
+});
