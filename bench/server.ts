@@ -34,10 +34,18 @@ async function account(): Promise<{ app: FastifyInstance; cleanup(): Promise<voi
     USER_SESSION_ISSUANCE_LIMIT: '1000000',
   });
   const runtime = createRuntime(config);
-  const { app, ctx } = await buildAccountApp(config, runtime);
-  for (const username of BENCH_USERS) {
-    await ctx.services.users.insertUser({ username, password, email: null, role: ROLE.user });
+  let built: Awaited<ReturnType<typeof buildAccountApp>>;
+  try {
+    built = await buildAccountApp(config, runtime);
+    for (const username of BENCH_USERS) {
+      await built.ctx.services.users.insertUser({ username, password, email: null, role: ROLE.user });
+    }
+  } catch (e) {
+    await runtime.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw e;
   }
+  const { app } = built;
   return {
     app,
     async cleanup() {
