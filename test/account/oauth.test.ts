@@ -163,7 +163,7 @@ eachDatabase('A05 / A01 OAuth with a real OIDC provider and a GitHub-style fake'
     assert.match(disabled.json.message, /Discord login and registration has not been enabled/);
     const cb = await b.get('/api/oauth/discord?code=x&state=y');
     assert.equal(cb.json.code, 'OAUTH_PROVIDER_DISABLED');
-    const badIntent = await b.post('/api/oauth/state', { provider: 'oidc', intent: 'verify' });
+    const badIntent = await b.post('/api/oauth/state', { provider: 'oidc', intent: 'reauth' });
     assert.equal(badIntent.json.code, 'OAUTH_INVALID_REQUEST');
     const affBind = await b.post('/api/oauth/state', { provider: 'oidc', intent: 'login', aff: 'x'.repeat(33) });
     assert.equal(affBind.json.code, 'OAUTH_INVALID_REQUEST');

@@ -12,7 +12,13 @@ export const oauthRoutes = [
   implement('A05', {
     rateLimit: ['critical'],
     schema: {
-      body: Type.Object({ provider: Type.String({ minLength: 1, maxLength: 64 }), intent: Type.String({ maxLength: 16 }), aff: short(64) }),
+      body: Type.Object({
+        provider: Type.String({ minLength: 1, maxLength: 64 }),
+        intent: Type.String({ maxLength: 16 }),
+        aff: short(64),
+        scope: short(64),
+        context: Type.Optional(Type.Unknown()),
+      }),
     },
     handler: async (req) => {
       const svc = accountOf(req).services.emailOAuth.oauth;
@@ -42,6 +48,7 @@ export const oauthRoutes = [
       const svc = accountOf(req).services.emailOAuth.oauth;
       const outcome = await svc.callback(req.params.provider.toLowerCase(), req.query, req.accountIdentity, clientInfo(req), langOfRequest(req));
       if (outcome.kind === 'bind') return ok(outcome.data, 'Binding successful');
+      if (outcome.kind === 'verify') return ok(outcome.data);
       if (outcome.kind === 'challenge') return ok(outcome.data);
       return sendSession(req, reply, outcome.issued);
     },

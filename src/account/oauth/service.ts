@@ -16,6 +16,8 @@ interface OAuthFlowPayload {
   nonce: string;
   redirect_uri: string;
   aff?: string;
+  /** intent verify: the normalised step-up scope and context, and the auth version at start. */
+  verify?: { scope: string; context: Record<string, string>; uv: number };
 }
 
 export interface CallbackQuery {
@@ -26,7 +28,14 @@ export interface CallbackQuery {
   iss?: string;
 }
 
-export type CallbackOutcome = LoginOutcome | { kind: 'bind'; data: { action: 'bind'; provider: string; notification_warning: boolean } };
+type Proof = Awaited<ReturnType<AccountContext['services']['verification']['issueOAuthProof']>>;
+
+export type CallbackOutcome =
+  | LoginOutcome
+  | { kind: 'bind'; data: { action: 'bind'; provider: string; notification_warning: boolean } }
+  | { kind: 'verify'; data: Proof };
+
+const INTENTS = new Set(['login', 'bind', 'verify']);
 
 /** A05 and A01: OAuth flows whose token is the OAuth state, login or registration, and binding. */
 export function createOAuthService(ctx: AccountContext, bindings: BindingsService, email: EmailService) {
@@ -51,32 +60,48 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
     return ctx.services.login.completeLogin(user as UserRow, `oauth:${p.slug}`, client);
   }
 
+  /** A verify flow: the provider must vouch for the identity bound to this very user; then the `oauth` proof. */
+  async function verified(p: Provider, providerUserId: string, v: OAuthFlowPayload['verify'], identity: AccountIdentity) {
+    if (!v || v.uv !== identity.authVersion) throw new AppError('OAUTH_FLOW_SESSION_MISMATCH');
+    const owner = await bindings.findUser(p, providerUserId);
+    if (!owner || Number(owner.id) !== identity.userId) throw new AppError('OAUTH_VERIFY_IDENTITY_MISMATCH', { params: { provider: p.name } });
+    return ctx.services.verification.issueOAuthProof(identity, p.slug, v.scope, v.context);
+  }
+
   return {
     providers,
     provider,
 
     /** A05: a purpose-bound flow; its token is the state of the provider's authorization URL. */
-    async start(input: { provider: string; intent: string; aff?: string }, identity: AccountIdentity | undefined, redirectBase: string) {
+    async start(input: { provider: string; intent: string; aff?: string; scope?: string; context?: unknown }, identity: AccountIdentity | undefined, redirectBase: string) {
       const p = provider(input.provider);
-      if (input.intent !== 'login' && input.intent !== 'bind') {
-        throw new AppError('OAUTH_INVALID_REQUEST', { params: { detail: 'intent must be login or bind' } });
+      if (!INTENTS.has(input.intent)) {
+        throw new AppError('OAUTH_INVALID_REQUEST', { params: { detail: 'intent must be login, bind or verify' } });
       }
       if (input.aff && (input.intent !== 'login' || input.aff.length > 32)) {
         throw new AppError('OAUTH_INVALID_REQUEST', { params: { detail: 'aff is only for login and at most 32 characters' } });
       }
-      if (input.intent === 'bind' && !identity?.sid) throw new AppError('OAUTH_BIND_LOGIN_REQUIRED');
+      if (input.intent !== 'verify' && (input.scope !== undefined || input.context !== undefined)) {
+        throw new AppError('OAUTH_INVALID_REQUEST', { params: { detail: 'scope and context are only for verify' } });
+      }
+      const bound = input.intent !== 'login';
+      if (bound && !identity?.sid) throw new AppError('OAUTH_BIND_LOGIN_REQUIRED');
+      const verify =
+        input.intent === 'verify'
+          ? { ...(await ctx.services.verification.startOAuthVerify(identity!, p.slug, input.scope, input.context)), uv: identity!.authVersion }
+          : undefined;
       const payload: OAuthFlowPayload = {
         verifier: oauth.generateRandomCodeVerifier(),
         nonce: oauth.generateRandomNonce(),
         redirect_uri: `${redirectBase}/oauth/${p.slug}`,
         ...(input.aff ? { aff: input.aff } : {}),
+        ...(verify ? { verify } : {}),
       };
-      const bind = input.intent === 'bind';
       const flow = await ctx.services.flows.create({
         purpose: 'oauth',
         ttlSeconds: OAUTH_FLOW_TTL_SECONDS,
-        userId: bind ? identity!.userId : null,
-        sessionId: bind ? identity!.sid! : null,
+        userId: bound ? identity!.userId : null,
+        sessionId: bound ? identity!.sid! : null,
         provider: p.slug,
         intent: input.intent,
         payload,
@@ -97,7 +122,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
       const state = q.state ?? '';
       const peeked = await ctx.services.flows.peek<OAuthFlowPayload>(state, 'oauth');
       if (!peeked || peeked.provider !== p.slug) throw new AppError('OAUTH_STATE_INVALID');
-      if (peeked.intent === 'bind' && (identity?.userId !== peeked.userId || identity?.sid !== peeked.sessionId)) {
+      if (peeked.intent !== 'login' && (identity?.userId !== peeked.userId || identity?.sid !== peeked.sessionId)) {
         throw new AppError('OAUTH_FLOW_SESSION_MISMATCH');
       }
       const flow = await ctx.services.flows.consume<OAuthFlowPayload>(state, 'oauth');
@@ -122,6 +147,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
         throw new AppError('OAUTH_EXCHANGE_FAILED', { params: { provider: p.name } });
       }
 
+      if (flow.intent === 'verify') return { kind: 'verify', data: await verified(p, user.id, flow.payload.verify, identity!) };
       if (flow.intent !== 'bind') return login(p, user.id, user.username, flow.payload.aff, client);
 
       const owner = await bindings.userById(flow.userId!);

@@ -11,6 +11,7 @@ import { createProofs } from './proofs.js';
 
 export const LOGIN_FLOW_TTL_SECONDS = 300;
 const LOCKED_REASON = 'Two-factor authentication is temporarily locked.';
+const NO_OAUTH_REASON = 'No OAuth provider is linked to this account.';
 
 export interface MethodOption {
   method: '2fa' | 'passkey' | 'password' | 'oauth';
@@ -56,10 +57,30 @@ export function createVerificationService(ctx: AccountContext) {
         const off = !ctx.config.passwordLoginEnabled && scope.startsWith('account.binding.');
         methods.push(off ? { method: 'password', available: false, reason: 'Password authentication is disabled.' } : { method: 'password', available: true });
       } else {
-        methods.push({ method: 'oauth', available: false, reason: 'OAuth re-authentication is not available.' });
+        const linked = (await oauthProviders(Number(user.id))).length > 0;
+        methods.push(linked ? { method: 'oauth', available: true } : { method: 'oauth', available: false, reason: NO_OAUTH_REASON });
       }
     }
     return methods;
+  }
+
+  /** The enabled OAuth providers (A05/A01 ones) the user is linked to, as [{slug, name}] sorted by slug. */
+  async function oauthProviders(userId: number): Promise<{ slug: string; name: string }[]> {
+    const eo = ctx.services.emailOAuth;
+    if (!eo) return [];
+    const out = [];
+    for (const b of await eo.bindings.list(userId)) {
+      const p = eo.oauth.providers.get(b.provider_slug);
+      if (p?.enabled) out.push({ slug: p.slug, name: p.name });
+    }
+    return out.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  }
+
+  /** Throws unless the `oauth` method is available to the user for this scope (policy and linked provider). */
+  async function requireOAuthMethod(user: UserRow, scope: WireScope, provider?: string) {
+    const option = (await methodsFor(user, scope)).find((m) => m.method === 'oauth');
+    if (!option?.available) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
+    if (provider && !(await oauthProviders(Number(user.id))).some((p) => p.slug === provider)) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
   }
 
   async function userOf(identity: AccountIdentity) {
@@ -123,7 +144,26 @@ export function createVerificationService(ctx: AccountContext) {
     async methods(identity: AccountIdentity, scopeName: string | undefined) {
       const scope = wireScope(scopeName);
       const methods = await methodsFor(await userOf(identity), scope);
-      return { scope, methods, oauth_providers: [], password_encryption_enabled: ctx.config.passwordLoginEncryptionEnabled };
+      return { scope, methods, oauth_providers: await oauthProviders(identity.userId), password_encryption_enabled: ctx.config.passwordLoginEncryptionEnabled };
+    },
+
+    /**
+     * A05 intent `verify`: the normalised scope and context (A47's rules) of an OAuth step-up, refused
+     * unless the policy offers `oauth` for that scope and the user is linked to `provider`.
+     */
+    async startOAuthVerify(identity: AccountIdentity, provider: string, scopeName: string | undefined, rawContext: unknown) {
+      const scope = wireScope(scopeName);
+      const context = normaliseContext(scope, rawContext);
+      await requireOAuthMethod(await userOf(identity), scope, provider);
+      return { scope, context };
+    },
+
+    /** A01 of a verify flow, after the provider vouched for the user's bound identity: the `oauth` proof. */
+    async issueOAuthProof(identity: AccountIdentity, provider: string, scopeName: string, rawContext: unknown) {
+      const scope = wireScope(scopeName);
+      const context = normaliseContext(scope, rawContext);
+      await requireOAuthMethod(await userOf(identity), scope, provider);
+      return proofs.issue(identity, scope, context, 'oauth');
     },
 
     /** A47: passes the 2fa or password method for one scope and returns a security proof. */

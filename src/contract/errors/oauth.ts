@@ -42,6 +42,11 @@ export const oauthErrors = {
     en: 'This {provider} account has already been bound',
     zh: '该 {provider} 账户已被绑定',
   },
+  OAUTH_VERIFY_IDENTITY_MISMATCH: {
+    status: 403,
+    en: 'This {provider} account is not the one bound to your account',
+    zh: '该 {provider} 账户不是您已绑定的账户',
+  },
   OAUTH_BINDING_NOT_FOUND: { status: 404, en: 'Binding not found', zh: '绑定不存在' },
   LAST_LOGIN_METHOD: {
     status: 409,
