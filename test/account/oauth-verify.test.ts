@@ -4,6 +4,7 @@ import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 import { authorize, startFakeOAuth2, startOidc } from '../helpers/oidc.js';
 import type { Browser } from '../helpers/http.js';
+import { bindingDb } from '../../src/account/bindings/store.js';
 
 eachDatabase('A05 / A01 verify intent and the oauth step-up method (A47, A48)', (v) => {
   let s: AccountServer;
@@ -112,7 +113,7 @@ eachDatabase('A05 / A01 verify intent and the oauth step-up method (A47, A48)', 
     const bound = await b.get(`/api/oauth/github?code=${back.get('code')}&state=${back.get('state')}`);
     assert.equal(bound.json.success, true, bound.text);
     assert.equal(bound.json.data.action, 'bind');
-    const user = await s.ctx.database.db.selectFrom('users').select('github_id').where('id', '=', id).executeTakeFirstOrThrow();
+    const user = await bindingDb(s.ctx).selectFrom('users').select('github_id').where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(user.github_id, '5150');
 
     const methods = await b.get('/api/verify/methods?scope=account.binding.unbind');
@@ -238,12 +239,12 @@ eachDatabase('A05 / A01 verify intent and the oauth step-up method (A47, A48)', 
 
   test('an OAuth-only user whose provider is switched off is not offered oauth', async () => {
     const { b, id } = await oauthOnlyUser('sub-liam', 'liam');
-    await s.ctx.database.db.updateTable('users').set({ oidc_id: null, github_id: 'gh-liam' }).where('id', '=', id).execute();
+    await bindingDb(s.ctx).updateTable('users').set({ oidc_id: null, github_id: 'gh-liam' }).where('id', '=', id).execute();
     // github is enabled in this server; discord (not configured) would be filtered out.
-    await s.ctx.database.db.updateTable('users').set({ discord_id: 'dc-liam' }).where('id', '=', id).execute();
+    await bindingDb(s.ctx).updateTable('users').set({ discord_id: 'dc-liam' }).where('id', '=', id).execute();
     const m = await b.get('/api/verify/methods?scope=2fa.setup');
     assert.deepEqual(m.json.data.oauth_providers, [{ slug: 'github', name: 'GitHub' }]);
-    await s.ctx.database.db.updateTable('users').set({ github_id: null }).where('id', '=', id).execute();
+    await bindingDb(s.ctx).updateTable('users').set({ github_id: null }).where('id', '=', id).execute();
     const none = await b.get('/api/verify/methods?scope=2fa.setup');
     assert.deepEqual(none.json.data.oauth_providers, []);
     assert.deepEqual(none.json.data.methods, [{ method: 'oauth', available: false, reason: 'No OAuth provider is linked to this account.' }]);
