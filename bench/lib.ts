@@ -42,8 +42,6 @@ export interface CannonCase {
   body?: string;
   /** Called for every response; return false to count it as failed. */
   check?: (status: number, body: string) => boolean;
-  /** Paced load: at most this many requests per second over all connections (autocannon overallRate). */
-  rate?: number;
 }
 
 function cannon(c: CannonCase, seconds: number, onFailure: () => void): Promise<autocannon.Result> {
@@ -64,7 +62,6 @@ function cannon(c: CannonCase, seconds: number, onFailure: () => void): Promise<
     ...(c.method ? { method: c.method } : {}),
     ...(c.headers ? { headers: c.headers } : {}),
     ...(c.body !== undefined ? { body: c.body } : {}),
-    ...(c.rate ? { overallRate: c.rate } : {}),
     requests,
   });
 }

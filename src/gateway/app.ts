@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { ensureRoutingIndex } from './channels/store.js';
 import type { Config } from '../config/index.js';
 import { migrate, openDatabase, type Database } from '../kit/db/index.js';
 import { randomToken } from '../kit/crypto/tokens.js';
@@ -40,6 +41,7 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   // The abilities index runs to millions of rows; SQLite's default 2 MB page cache makes every index
   // insert of a rebuild a page reload.
   if (database.dialect === 'sqlite') await sql`pragma cache_size = -${sql.lit(config.gateway.sqliteCacheMb * 1024)}`.execute(database.db);
+  await ensureRoutingIndex(database.db);
   const ctx: GatewayContext = {
     config,
     database,

@@ -2,7 +2,8 @@ import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
-import { abilityRows, lockable, rebuildAbilities, type Db } from './store.js';
+import { sql } from 'kysely';
+import { abilityRows, ensureRoutingIndex, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
 import { normalizeJson } from './validate.js';
 import { splitList } from './types.js';
@@ -103,7 +104,9 @@ export class BulkService {
   /**
    * G18: rebuilds the abilities index channel chunk by chunk (each chunk locked and rebuilt in its own
    * transaction, so concurrent channel writes stay consistent), then drops orphan rows. One run at a
-   * time across instances: a lease row in gateway_meta.
+   * time across instances: a lease row in gateway_meta. On SQLite, when the abilities table is empty (a
+   * first build after an import), the routing index is dropped for the build and created at the end: an
+   * empty table routes nothing anyway, and one index sort is far cheaper than 3 M random inserts.
    */
   async fix(actor: Actor) {
     const now = nowSeconds();
@@ -114,7 +117,9 @@ export class BulkService {
     let success = 0;
     let fails = 0;
     let rewritten = 0;
+    const build = this.ctx.database.dialect === 'sqlite' && !(await db.selectFrom('abilities').select('channel_id').limit(1).executeTakeFirst());
     try {
+      if (build) await sql`drop index if exists abilities_group_model_idx`.execute(db);
       let last = 0;
       for (;;) {
         const n = await db.transaction().execute(async (trx) => {
@@ -149,6 +154,7 @@ export class BulkService {
       fails = 0;
       await audit(db, actor, 'G18', null, { success, rewritten, orphans_removed: Number(orphans.numDeletedRows) });
     } finally {
+      if (build) await ensureRoutingIndex(db);
       await db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').execute();
     }
     return { success, fails };

@@ -41,6 +41,15 @@ export function abilityRows(c: Pick<ChannelRow, 'id' | 'group' | 'models' | 'sta
   return rows;
 }
 
+/**
+ * The routing index of abilities, as migration 0003 creates it. A G18 build on SQLite into an empty table
+ * drops it and creates it once at the end (one sort instead of millions of random B-tree inserts); the
+ * gateway also creates it at start in case a process died during such a build.
+ */
+export async function ensureRoutingIndex(db: Db) {
+  await sql`create index if not exists abilities_group_model_idx on abilities ("group", model, enabled, priority)`.execute(db);
+}
+
 /** Replaces the abilities of the given channels (call inside the transaction that wrote them). */
 export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>[]) {
   if (channels.length === 0) return;
@@ -145,19 +154,14 @@ export async function countChannels(db: Db, f: ListFilter): Promise<number> {
 }
 
 /**
- * One page in two steps: the page's ids first (filter, order and OFFSET walk only index entries where an
- * index covers them: (priority, id), (name, id), id), then the full rows of those ids alone. Selecting
- * full rows directly would fetch every skipped row of a deep page from the table.
+ * One page as a deferred join: the subquery picks the page's ids (filter, order and OFFSET walk only index
+ * entries where an index covers them: (priority, id), (name, id), id), the outer query reads the full rows
+ * of those ids alone. Selecting full rows directly would read every skipped row of a deep page.
  */
 export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
-  let q = applyFilter(db, db.selectFrom('channels'), f, true).select('id').orderBy(sort.by, sort.dir);
-  if (sort.by !== 'id') q = q.orderBy('id', 'desc');
-  const ids = (await q.limit(limit).offset(offset).execute()).map((r) => Number(r.id));
-  if (ids.length === 0) return [];
-  const rows = (await db.selectFrom('channels').select([...PUBLIC_COLUMNS]).where('id', 'in', ids).execute()) as PublicChannel[];
-  const byId = new Map(rows.map((r) => [Number(r.id), r]));
-  // A row deleted between the two statements is simply left out of the page.
-  return ids.map((id) => byId.get(id)).filter((r): r is PublicChannel => r !== undefined);
+  const ordered = <Q extends SelectQueryBuilder<GatewayDB, 'channels', any>>(q: Q): Q => (sort.by === 'id' ? q.orderBy('id', sort.dir) : q.orderBy(sort.by, sort.dir).orderBy('id', 'desc')) as Q;
+  const ids = ordered(applyFilter(db, db.selectFrom('channels'), f, true).select('id')).limit(limit).offset(offset);
+  return (await ordered(db.selectFrom('channels').select([...PUBLIC_COLUMNS]).where('id', 'in', ids)).execute()) as PublicChannel[];
 }
 
 /** Tag mode: pages over distinct non-empty tags, returning every matching channel of those tags. */
