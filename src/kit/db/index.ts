@@ -36,7 +36,7 @@ export async function openDatabase<DB>(url: string, opts: { poolSize?: number } 
     handle.pragma('busy_timeout = 5000');
     handle.pragma('synchronous = NORMAL');
     handle.pragma('foreign_keys = ON');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: handle }) });
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(handle) }) });
     return {
       db,
       dialect: 'sqlite',
@@ -80,6 +80,41 @@ export async function openDatabase<DB>(url: string, opts: { poolSize?: number } 
     };
   }
   throw new Error('database URL: only sqlite:// and postgres:// are supported');
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The handle Kysely's SQLite driver gets: prepare(sql) returns a cached statement for that SQL text
+ * (LRU, 500 entries), because the driver prepares on every execution and preparing costs about as much
+ * as running a small query. The driver only calls prepare() and then reader/all/run/iterate on the
+ * result, and never changes a statement's modes (raw/pluck/expand/safeIntegers), so a cached statement
+ * behaves exactly like a fresh one. A statement that is still iterating (a stream in progress) is busy
+ * and cannot run again: then a fresh one is prepared. SQLite re-prepares a statement by itself when the
+ * schema changed since it was prepared.
+ */
+export function cachingStatements(handle: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (source: string): SQLite.Statement => {
+    const hit = cache.get(source);
+    if (hit) {
+      cache.delete(source);
+      cache.set(source, hit);
+      if (!hit.busy) return hit;
+      return handle.prepare(source);
+    }
+    const stmt = handle.prepare(source);
+    cache.set(source, stmt);
+    if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return stmt;
+  };
+  return new Proxy(handle, {
+    get(target, prop) {
+      if (prop === 'prepare') return prepare;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Applies every pending migration of one deployable, in name order, inside its own bookkeeping tables. */
