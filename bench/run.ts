@@ -24,6 +24,7 @@ async function withServer<T>(kind: string, env: Record<string, string>, fn: (s: 
 }
 
 async function gatewayLines(): Promise<string[]> {
+  if (process.env.BENCH_SKIP_GATEWAY === '1') return ['gateway: skipped (BENCH_SKIP_GATEWAY=1)'];
   const file = path.join(BENCH_DIR, 'gateway.ts');
   if (!fs.existsSync(file)) return ['gateway: skipped (bench/gateway.ts not present)'];
   const mod = (await import(pathToFileURL(file).href)) as { gatewayBench?: () => Promise<string[]> };
