@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { AccountDB, UserSessionsTable } from '../db.js';
 
 export type SessionRow = Selectable<UserSessionsTable>;
@@ -93,6 +93,7 @@ export const sessionsStore = {
 
   /** Visible sessions of a user: active, unexpired, of the current auth version. */
   listVisible(db: Db, userId: number, authVersion: number, now: number, limit: number) {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error('listVisible: limit must be a positive integer');
     return db
       .selectFrom('user_sessions')
       .select(['sid', 'login_method', 'ip', 'user_agent', 'created_at', 'last_active_at', 'expires_at'])
@@ -102,7 +103,8 @@ export const sessionsStore = {
       .where('user_auth_version', '=', authVersion)
       .orderBy('last_active_at', 'desc')
       .orderBy('created_at', 'desc')
-      .limit(limit)
+      // A literal: SQLite runs this query ~3× slower with a bound LIMIT (~13 µs against ~4 µs).
+      .limit(sql.lit(limit))
       .execute();
   },
 
