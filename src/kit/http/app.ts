@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Ajv } from 'ajv';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
 
 export interface HttpAppOptions {
@@ -61,8 +62,11 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     reply.header('X-Request-Id', req.id);
   });
 
+  // The summary has a fixed shape with no secrets, so it skips the redaction pass (see fixedShapeLogger).
+  const requestLog = fixedShapeLogger(opts.logger);
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ request: requestSummary(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    if (!opts.logger.isLevelEnabled('info')) return;
+    requestLog.info({ reqId: req.id, request: requestSummary(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
   const render = (req: FastifyRequest, code: string, params?: Record<string, string | number>) => {

@@ -22,8 +22,36 @@ const REDACT = [
   '*.flow_token',
 ];
 
+const fixedShape = new WeakMap<Logger, Logger>();
+
 export function createLogger(level: string, stream?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' } }, stream);
+  const log = pino({ level, redact: { paths: REDACT, censor: '[redacted]' } }, stream);
+  // Same destination object (pino's own stdout stream when none was given), so lines never interleave.
+  const destination = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
+  fixedShape.set(log, pino({ level: 'trace' }, destination));
+  return log;
+}
+
+/**
+ * A logger without the redaction pass, for lines whose object has a fixed shape built from values that
+ * are never secret (the per-request summary: method, route pattern, ip, status, ms), where the pass
+ * costs as much as the rest of the line and can never change it. It logs at every level: callers gate
+ * on `log.isLevelEnabled(...)` of the redacting logger, so LOG_LEVEL still governs. Everything else
+ * goes through the redacting logger. For a logger not made by createLogger, returns that logger.
+ */
+export function fixedShapeLogger(log: Logger): Logger {
+  const known = fixedShape.get(log);
+  if (known) return known;
+  // A pino child is created with Object.create(parent): find the root made by createLogger, then
+  // give the plain logger the same bindings (e.g. {deployable}), so the line comes out unchanged.
+  for (let p: object | null = Object.getPrototypeOf(log); p; p = Object.getPrototypeOf(p)) {
+    const root = fixedShape.get(p as Logger);
+    if (!root) continue;
+    const plain = root.child(log.bindings());
+    fixedShape.set(log, plain);
+    return plain;
+  }
+  return log;
 }
 
 export type { Logger };
