@@ -117,3 +117,24 @@ test('expiry: 5 s leeway, then expired; ignoreExpiry checks as of just before ex
   assert.equal((await tokens.verify(forge(HS256, old, deriveKey('x', 'access')), { ignoreExpiry: true })).ok, false);
   assert.equal((await tokens.verify(forge(HS256, { ...old, nbf: now() - 1000 }), { ignoreExpiry: true })).ok, false, 'not yet valid as of just before its expiry');
 });
+
+test('a token verified once is re-checked for expiry on every later use; failures are not remembered', async (t) => {
+  const short = createAccessTokens(SECRET, 10);
+  const { token } = await short.sign({ userId: 9, sid: 'sid-9', uv: 1, sv: 1 });
+  const first = await short.verify(token);
+  assert.equal(first.ok, true);
+  if (first.ok) first.claims.userId = 1; // a caller changing its copy changes nothing for the next one
+  const second = await short.verify(token);
+  assert.equal(second.ok && second.claims.userId, 9);
+
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 20_000 });
+  assert.deepEqual(await short.verify(token), { ok: false, reason: 'expired' });
+  assert.deepEqual(await short.verify(token), { ok: false, reason: 'expired' });
+  const late = await short.verify(token, { ignoreExpiry: true });
+  assert.equal(late.ok && late.claims.sid, 'sid-9');
+  t.mock.timers.reset();
+
+  const forged = forge(HS256, good(), deriveKey('another-secret', 'access'));
+  assert.equal((await tokens.verify(forged)).ok, false);
+  assert.equal((await tokens.verify(forged)).ok, false);
+});

@@ -4,6 +4,7 @@ import { deriveKey } from '../../kit/crypto/tokens.js';
 const ISSUER = 'new-api';
 const AUDIENCE = 'new-api-dashboard';
 const LEEWAY_SECONDS = 5;
+const VERIFIED_CACHE_SIZE = 10_000;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -17,8 +18,9 @@ export interface AccessClaims {
 
 export type VerifyResult = { ok: true; claims: AccessClaims } | { ok: false; reason: 'expired' | 'invalid' };
 
-const INVALID: VerifyResult = { ok: false, reason: 'invalid' };
-const EXPIRED: VerifyResult = { ok: false, reason: 'expired' };
+type Failed = Extract<VerifyResult, { ok: false }>;
+const INVALID: Failed = { ok: false, reason: 'invalid' };
+const EXPIRED: Failed = { ok: false, reason: 'expired' };
 
 function jsonObject(part: string): Record<string, unknown> | undefined {
   try {
@@ -40,12 +42,30 @@ export function createAccessTokens(secret: string, ttlSeconds: number) {
   const key = crypto.createSecretKey(deriveKey(secret, 'access'));
   const mac = (signingInput: string) => crypto.createHmac('sha256', key).update(signingInput).digest('base64url');
 
+  // Tokens that passed every check, with their claims: a hit skips the HMAC and JSON parsing but
+  // re-checks the time claims. Failures are never cached. Bounded; the oldest entry goes first.
+  const verified = new Map<string, { claims: AccessClaims; nbf: number }>();
+
   /** To ignore expiry (logout with an expired token), the token is checked as of just before it expired. */
   function verify(token: string, opts: { ignoreExpiry?: boolean } = {}): Promise<VerifyResult> {
-    return Promise.resolve(verifySync(token, opts));
+    const hit = opts.ignoreExpiry ? undefined : verified.get(token);
+    if (hit) {
+      const now = Math.floor(Date.now() / 1000);
+      if (hit.nbf > now + LEEWAY_SECONDS) return Promise.resolve(INVALID);
+      if (hit.claims.exp > now - LEEWAY_SECONDS) return Promise.resolve({ ok: true, claims: { ...hit.claims } });
+      verified.delete(token);
+      return Promise.resolve(EXPIRED);
+    }
+    const result = verifySync(token, opts);
+    if (!result.ok) return Promise.resolve(result);
+    if (!opts.ignoreExpiry) {
+      verified.set(token, { claims: { ...result.claims }, nbf: result.nbf });
+      if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+    }
+    return Promise.resolve({ ok: true, claims: result.claims });
   }
 
-  function verifySync(token: string, opts: { ignoreExpiry?: boolean }): VerifyResult {
+  function verifySync(token: string, opts: { ignoreExpiry?: boolean }): Failed | { ok: true; claims: AccessClaims; nbf: number } {
     if (typeof token !== 'string' || !JWT_SHAPE.test(token)) return INVALID;
     const [h, p, s] = token.split('.') as [string, string, string];
     const expected = Buffer.from(mac(`${h}.${p}`));
@@ -75,7 +95,8 @@ export function createAccessTokens(secret: string, ttlSeconds: number) {
     if (c.token_use !== 'access') return INVALID;
     const userId = Number(c.sub);
     if (typeof c.sub !== 'string' || !Number.isSafeInteger(userId) || userId <= 0 || typeof c.sid !== 'string') return INVALID;
-    return { ok: true, claims: { userId, sid: c.sid, uv: Number(c.uv), sv: Number(c.sv), exp: c.exp } };
+    const claims = { userId, sid: c.sid, uv: Number(c.uv), sv: Number(c.sv), exp: c.exp };
+    return { ok: true, claims, nbf: typeof c.nbf === 'number' ? c.nbf : -Infinity };
   }
 
   return {
