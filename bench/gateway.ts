@@ -47,7 +47,11 @@ async function serve() {
     await runtime.close();
     process.exit(0);
   };
-  process.on('message', (m) => m === 'stop' && void stop());
+  process.on('message', (m) => {
+    if (m === 'stop') void stop();
+    // CPU time of the whole server process so far (µs), for the per-request CPU column.
+    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() });
+  });
   process.on('disconnect', () => void stop());
   process.send!({ url: `http://127.0.0.1:${port}`, token });
 }
@@ -84,7 +88,9 @@ export async function seed(db: any, channels: { seal(k: string): string }) {
   }
 }
 
-function startGatewayChild(dataDir: string, seedIt: boolean): Promise<{ url: string; token: string; stop(): Promise<void> }> {
+type GatewayChild = { url: string; token: string; stop(): Promise<void>; cpuMs(): Promise<number> };
+
+function startGatewayChild(dataDir: string, seedIt: boolean): Promise<GatewayChild> {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...prof, '--import', 'tsx', SELF, 'serve'], {
     env: { ...process.env, BENCH_GATEWAY_DIR: dataDir, BENCH_GATEWAY_SEED: seedIt ? '1' : '0' },
@@ -97,6 +103,11 @@ function startGatewayChild(dataDir: string, seedIt: boolean): Promise<{ url: str
       resolve({
         ...m,
         stop: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once('exit', () => done()), child.send('stop')))),
+        cpuMs: () =>
+          new Promise<number>((done) => {
+            child.once('message', (r: { cpu: NodeJS.CpuUsage }) => done((r.cpu.user + r.cpu.system) / 1000));
+            child.send('cpu');
+          }),
       });
     });
   });
@@ -136,6 +147,22 @@ async function paced(name: string, url: string, headers: Record<string, string>,
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
   return { name, rps: latencies.length / LOAD.seconds, p50: at(0.5), p99: at(0.99), failed, total: latencies.length };
+}
+
+/**
+ * Server CPU per request: N sequential requests on one connection, the server's process CPU time before
+ * and after. Unlike latency, this barely moves when other processes compete for the cores.
+ */
+async function cpuPerRequest(s: GatewayChild, url: string, headers: Record<string, string>, n = 500): Promise<number> {
+  const pool = new Pool(new URL(url).origin, { connections: 1 });
+  const u = new URL(url);
+  const get = async () => (await pool.request({ path: u.pathname + u.search, method: 'GET', headers })).body.text();
+  for (let i = 0; i < 20; i++) await get();
+  const before = await s.cpuMs();
+  for (let i = 0; i < n; i++) await get();
+  const ms = (await s.cpuMs()) - before;
+  await pool.close();
+  return ms / n;
 }
 
 async function timed(name: string, fn: () => Promise<Response>): Promise<{ ms: number; body: any }> {
@@ -183,6 +210,7 @@ export async function gatewayBench(): Promise<string[]> {
       cases.push(open, saturated);
       lines.push(row(open, bare.rps, `p99 target < ${TARGET_P99_MS} ms: ${open.p99 < TARGET_P99_MS ? 'MET' : 'MISSED'}`));
       lines.push(row(saturated, bare.rps, 'throughput (not a target)'));
+      lines.push(`${' '.repeat(4)}server CPU per request: ${(await cpuPerRequest(s, s.url + c.path, auth)).toFixed(2)} ms`);
     }
     const keys = Array.from({ length: 1000 }, (_, i) => `sk-bench-batch-${i}-${Math.random().toString(36).slice(2)}`).join('\n');
     const body = JSON.stringify({ mode: 'batch', channel: { type: 1, name: 'bench-batch', models: 'model-1,model-2,model-3', group: 'default', key: keys } });
