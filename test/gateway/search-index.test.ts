@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
+import { applyFilter } from '../../src/gateway/channels/store.js';
 
 /**
  * G27 keyword search runs through a trigram index (SQLite FTS5, PostgreSQL pg_trgm). Its results must stay
@@ -68,6 +69,16 @@ eachDatabase('gateway keyword search index', (v) => {
     assert.equal((await root.post('/api/channel/batch', { ids: ghosts.slice(0, 1) })).status, 200);
     await assertSearches([...KEYWORDS, 'purple', 'renamed', 'ghost']);
     assert.deepEqual(await found('renamed'), []);
+  });
+
+  test('SQLite: a keyword of 3+ characters is looked up through the FTS index', { skip: v.name !== 'sqlite' }, async () => {
+    const plan = async (keyword: string) => {
+      const q = applyFilter(s.ctx.db, s.ctx.db.selectFrom('channels'), { keyword }, true).select('id').orderBy('priority', 'desc').limit(100).compile();
+      const r = await s.ctx.db.executeQuery<{ detail: string }>({ ...q, sql: `explain query plan ${q.sql}` });
+      return r.rows.map((x) => x.detail).join('\n');
+    };
+    assert.match(await plan('alpha'), /channels_fts VIRTUAL TABLE/);
+    assert.doesNotMatch(await plan('al'), /channels_fts/);
   });
 
   test('PostgreSQL: the trigram indexes exist when pg_trgm is available', { skip: v.name !== 'postgres' }, async () => {
