@@ -186,11 +186,16 @@ async function sqliteKeywordIndex(db: Kysely<any>) {
  * created (or already exists); otherwise the search keeps scanning (recorded in gateway_meta).
  */
 async function postgresKeywordIndex(db: Kysely<any>) {
-  await sql`savepoint keyword_index`.execute(db);
-  try {
-    await sql`create extension if not exists pg_trgm`.execute(db);
-  } catch {
-    await sql`rollback to savepoint keyword_index`.execute(db);
+  // Extensions are database-wide: prefer public, so dropping a deployment's own schema never drops the
+  // extension (and with it the indexes of other schemas); else wherever the role may create it.
+  for (const create of [sql`create extension if not exists pg_trgm with schema public`, sql`create extension if not exists pg_trgm`]) {
+    await sql`savepoint keyword_index`.execute(db);
+    try {
+      await create.execute(db);
+      break;
+    } catch {
+      await sql`rollback to savepoint keyword_index`.execute(db);
+    }
   }
   const ext = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
   const schema = ext.rows[0]?.schema;
