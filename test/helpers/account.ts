@@ -57,8 +57,17 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
   });
   const log = captureLog();
   const runtime = createRuntime(config, log.stream);
-  const { app, ctx } = await buildAccountApp(config, runtime);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  let built: Awaited<ReturnType<typeof buildAccountApp>>;
+  try {
+    built = await buildAccountApp(config, runtime);
+    await built.app.listen({ host: '127.0.0.1', port: 0 });
+  } catch (e) {
+    // A failed start must not leave a Redis or database connection holding the test process open.
+    await runtime.close();
+    await drop();
+    throw e;
+  }
+  const { app, ctx } = built;
   const addr = app.server.address() as { port: number };
   const url = `http://127.0.0.1:${addr.port}`;
   return {

@@ -45,3 +45,13 @@ test('LOG_LEVEL above info drops the request line too', async () => {
   assert.deepEqual(await linesOf('warn'), []);
   assert.deepEqual(await linesOf('silent'), []);
 });
+
+test('secret-bearing keys are redacted at the top level and one level down', async () => {
+  const cap = captureLog();
+  const log = createLogger('info', cap.stream);
+  log.info({ token: 'tok-top-secret', password: 'pw-top-secret', nested: { code: '123456-secret', key: 'sk-nested-secret' } }, 'x');
+  await new Promise((r) => setImmediate(r));
+  const text = cap.text();
+  assert.ok(text.includes('[redacted]'));
+  for (const s of ['tok-top-secret', 'pw-top-secret', '123456-secret', 'sk-nested-secret']) assert.ok(!text.includes(s), s);
+});

@@ -10,17 +10,10 @@ const REDACT = [
   'req.headers["x-security-proof"]',
   'req.headers["new-api-user"]',
   'res.headers["set-cookie"]',
-  '*.password',
-  '*.password_encrypted',
-  '*.token',
-  '*.access_token',
-  '*.refresh_token',
-  '*.key',
-  '*.secret',
-  '*.code',
-  '*.proof_token',
-  '*.flow_token',
 ];
+// Secret-bearing keys, redacted at the top level of a log object and one level down.
+const SECRET_KEYS = ['password', 'password_encrypted', 'token', 'access_token', 'refresh_token', 'key', 'secret', 'code', 'proof_token', 'flow_token'];
+REDACT.push(...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`));
 
 const fixedShape = new WeakMap<Logger, Logger>();
 
