@@ -68,8 +68,9 @@ export function registerOperations(app: FastifyInstance, wiring: DeployableWirin
   for (const op of registered) {
     const { spec, impl } = op;
     const disabled = enabled.size > 0 && !enabled.has(spec.id);
-    const ipBuckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b)).filter((b) => b.per === 'ip');
-    const userBuckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b)).filter((b) => b.per === 'user');
+    const buckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b));
+    const ipBuckets = buckets.filter((b) => b.per === 'ip');
+    const userBuckets = buckets.filter((b) => b.per === 'user');
     const originGuard = spec.originGuard ? wiring.guards?.originGuard : undefined;
     app.route({
       method: spec.method,

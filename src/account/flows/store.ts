@@ -29,12 +29,12 @@ export const flowsStore = {
 
   /** Adds one failed attempt and returns the new count. */
   async addAttempt(db: Db, hash: string): Promise<number> {
-    await db
+    const row = await db
       .updateTable('auth_flows')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('token_hash', '=', hash)
-      .execute();
-    const row = await db.selectFrom('auth_flows').select('attempts').where('token_hash', '=', hash).executeTakeFirst();
+      .returning('attempts')
+      .executeTakeFirst();
     return row?.attempts ?? 0;
   },
 

@@ -55,22 +55,15 @@ export function createProviders(cfg: MailOAuthConfig['oauth']): Map<string, Prov
     return res.json();
   }
 
-  function plain(input: {
-    slug: string;
-    name: string;
-    icon?: string;
-    column: BindingColumn | null;
-    clientId: string;
-    clientSecret: string;
-    authorizationEndpoint: string;
-    tokenEndpoint: string;
-    userinfoEndpoint: string;
-    scope: string;
-    pkce: boolean;
-    basicAuth?: boolean;
-    idField: string;
-    usernameField: string;
-  }): Provider {
+  /** A plain OAuth 2.0 provider: the custom-provider shape, with the users column and the id field named. */
+  function plain(
+    input: Omit<CustomProviderConfig, 'icon' | 'userIdField'> & {
+      icon?: string;
+      column: BindingColumn | null;
+      basicAuth?: boolean;
+      idField: string;
+    },
+  ): Provider {
     const as: oauth.AuthorizationServer = {
       issuer: new URL(input.authorizationEndpoint).origin,
       authorization_endpoint: input.authorizationEndpoint,
