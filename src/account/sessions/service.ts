@@ -8,8 +8,6 @@ import { createAccessTokens } from './tokens.js';
 import { createAccessResolver } from './access.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 
-export const SESSION_LIST_LIMIT = 100;
-
 export interface ClientInfo {
   ip: string;
   userAgent: string;
@@ -210,7 +208,7 @@ export function createSessionsService(ctx: AccountContext) {
 
     /** A43: the caller's visible sessions, current first, then most recently active. */
     async list(identity: AccountIdentity) {
-      const rows = await sessionsStore.listVisible(db, identity.userId, identity.authVersion, nowSeconds(), SESSION_LIST_LIMIT);
+      const rows = await sessionsStore.listVisible(db, identity.userId, identity.authVersion, nowSeconds());
       const views = rows.map((r) => sessionView(r as SessionRow, identity.sid));
       return [...views.filter((v) => v.current), ...views.filter((v) => !v.current)];
     },

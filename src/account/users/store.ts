@@ -1,13 +1,26 @@
 import type { Kysely, Transaction, Selectable, Insertable } from 'kysely';
+import { prepared } from '../../kit/db/prepared.js';
 import type { AccountDB, UsersTable } from '../db.js';
 
 export type UserRow = Selectable<UsersTable>;
 type Db = Kysely<AccountDB> | Transaction<AccountDB>;
 
+// Read on every login and every authentication whose cached user state expired (see prepared()).
+const byId = prepared((db: Db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null));
+
+const byLoginName = prepared((db: Db, name: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('username', '=', name), eb('email', '=', name)]))
+    .orderBy('id'),
+);
+
 /** SQL for the users table. */
 export const usersStore = {
-  byId(db: Db, id: number) {
-    return db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  async byId(db: Db, id: number): Promise<UserRow | undefined> {
+    return (await byId(db, id)).rows[0];
   },
 
   byUsername(db: Db, username: string) {
@@ -15,14 +28,8 @@ export const usersStore = {
   },
 
   /** A live user whose username or email equals the login name. */
-  byLoginName(db: Db, name: string) {
-    return db
-      .selectFrom('users')
-      .selectAll()
-      .where('deleted_at', 'is', null)
-      .where((eb) => eb.or([eb('username', '=', name), eb('email', '=', name)]))
-      .orderBy('id')
-      .executeTakeFirst();
+  async byLoginName(db: Db, name: string): Promise<UserRow | undefined> {
+    return (await byLoginName(db, name)).rows[0];
   },
 
   byEmail(db: Db, email: string) {
