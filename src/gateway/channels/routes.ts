@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { implement } from '../../contract/types.js';
 import { AppError } from '../../kit/http/errors.js';
-import { ok } from '../../kit/http/envelope.js';
+import { jsonWithRaw, ok } from '../../kit/http/envelope.js';
+import type { FastifyReply } from 'fastify';
 import { requirePermission, staffOf } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { once } from '../idempotency.js';
@@ -9,9 +10,9 @@ import { KEY_READ_SCOPE, type ProofService } from '../staff/proofs.js';
 import type { ChannelService } from './service.js';
 import { ChannelFields, IdParams, Ids, ListQuery } from './schemas.js';
 import { TtlCache } from '../../kit/cache/ttl-cache.js';
-import { countChannels, countTags, pageChannels, pageTags, SORTABLE, typeCounts, type ListFilter, type SortBy } from './store.js';
+import { countChannels, countTags, pageQuery, SORTABLE, tagPageQuery, typeCounts, type ListFilter, type SortBy } from './store.js';
 import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
-import { view } from './service.js';
+import { itemsJson } from './items-json.js';
 
 type Query = Static<typeof ListQuery>;
 
@@ -32,15 +33,18 @@ function sortOf(q: Query): { by: SortBy; dir: 'asc' | 'desc' } {
 }
 
 /** G01 and G27 share one SQL-paginated listing; G27 adds keyword and model filters. */
-async function listing(ctx: GatewayContext, q: Query, search: boolean) {
+async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: FastifyReply) {
   const page = Math.max(1, q.p ?? 1);
   const requested = q.page_size ?? q.ps ?? q.size ?? (search ? 20 : 10);
   const pageSize = Math.min(100, requested < 1 ? (search ? 20 : 10) : requested);
   const f = filterOf(q, search);
   const offset = (page - 1) * pageSize;
-  const items = q.tag_mode ? await pageTags(ctx.db, f, pageSize, offset) : await pageChannels(ctx.db, f, sortOf(q), pageSize, offset);
+  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sortOf(q), pageSize, offset);
+  const items = await itemsJson(ctx.db, rows);
   const counts = await cachedCounts(ctx, f, !!q.tag_mode);
-  return ok({ items: items.map(view), total: counts.total, page, page_size: pageSize, type_counts: counts.type_counts });
+  // The items arrive as JSON text: the body is written here and sent as is.
+  reply.type('application/json; charset=utf-8');
+  return jsonWithRaw(ok({ items, total: counts.total, page, page_size: pageSize, type_counts: counts.type_counts }));
 }
 
 /**
@@ -67,8 +71,8 @@ async function cachedCounts(ctx: GatewayContext, f: ListFilter, tagMode: boolean
 
 export function channelRoutes(ctx: GatewayContext, channels: ChannelService, proofs: ProofService) {
   return [
-    implement('G01', { schema: { querystring: ListQuery }, handler: async (req) => listing(ctx, req.query, false) }),
-    implement('G27', { schema: { querystring: ListQuery }, handler: async (req) => listing(ctx, req.query, true) }),
+    implement('G01', { schema: { querystring: ListQuery }, handler: async (req, reply) => listing(ctx, req.query, false, reply) }),
+    implement('G27', { schema: { querystring: ListQuery }, handler: async (req, reply) => listing(ctx, req.query, true, reply) }),
     implement('G05', { schema: { params: IdParams }, handler: async (req) => ok(await channels.get(req.params.id)) }),
 
     implement('G02', {

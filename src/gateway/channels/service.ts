@@ -12,11 +12,16 @@ const KEY_AAD = 'channel.key';
 /** The response view of a channel: never the key, never per-key disabled reasons or times. */
 export function view(row: PublicChannel | ChannelRow) {
   const out = { ...row, key: '' } as Record<string, unknown>;
-  const info = parseInfo(row.channel_info) as Partial<ChannelInfo>;
+  out.channel_info = publicInfo(row.channel_info);
+  return out as Omit<ChannelRow, 'channel_info'> & { channel_info: Partial<ChannelInfo> };
+}
+
+/** The channel_info a response shows: normalised, without per-key disabled reasons or times. */
+export function publicInfo(text: string | null | undefined): Partial<ChannelInfo> {
+  const info = parseInfo(text) as Partial<ChannelInfo>;
   delete info.multi_key_disabled_reason;
   delete info.multi_key_disabled_time;
-  out.channel_info = info;
-  return out as Omit<ChannelRow, 'channel_info'> & { channel_info: Partial<ChannelInfo> };
+  return info;
 }
 
 export interface CreateBody {

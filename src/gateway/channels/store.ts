@@ -156,22 +156,32 @@ export async function countChannels(db: Db, f: ListFilter): Promise<number> {
 /**
  * One page as a deferred join: the subquery picks the page's ids (filter, order and OFFSET walk only index
  * entries where an index covers them: (priority, id), (name, id), id), the outer query reads the full rows
- * of those ids alone. Selecting full rows directly would read every skipped row of a deep page.
+ * of those ids alone. Selecting full rows directly would read every skipped row of a deep page. Returned
+ * without its select list, so the caller picks the columns (or builds each row's JSON).
  */
-export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
+export function pageQuery(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
   const ordered = <Q extends SelectQueryBuilder<GatewayDB, 'channels', any>>(q: Q): Q => (sort.by === 'id' ? q.orderBy('id', sort.dir) : q.orderBy(sort.by, sort.dir).orderBy('id', 'desc')) as Q;
   const ids = ordered(applyFilter(db, db.selectFrom('channels'), f, true).select('id')).limit(limit).offset(offset);
-  return (await ordered(db.selectFrom('channels').select([...PUBLIC_COLUMNS]).where('id', 'in', ids)).execute()) as PublicChannel[];
+  return ordered(db.selectFrom('channels').where('id', 'in', ids));
 }
 
-/** Tag mode: pages over distinct non-empty tags, returning every matching channel of those tags. */
-export async function pageTags(db: Db, f: ListFilter, limit: number, offset: number) {
+export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
+  return (await pageQuery(db, f, sort, limit, offset).select([...PUBLIC_COLUMNS]).execute()) as PublicChannel[];
+}
+
+/**
+ * Tag mode: pages over distinct non-empty tags; the query (without its select list) of every matching
+ * channel of those tags, or null when the page has no tags.
+ */
+export async function tagPageQuery(db: Db, f: ListFilter, limit: number, offset: number) {
   const base = taggedBase(db, f);
   const tags = (await base().select('tag').distinct().orderBy('tag').limit(limit).offset(offset).execute()).map((r) => r.tag!);
-  const items = tags.length
-    ? await base().where('tag', 'in', tags).select([...PUBLIC_COLUMNS]).orderBy('tag').orderBy('priority', 'desc').orderBy('id', 'desc').execute()
-    : [];
-  return items as PublicChannel[];
+  return tags.length ? base().where('tag', 'in', tags).orderBy('tag').orderBy('priority', 'desc').orderBy('id', 'desc') : null;
+}
+
+export async function pageTags(db: Db, f: ListFilter, limit: number, offset: number) {
+  const q = await tagPageQuery(db, f, limit, offset);
+  return (q ? await q.select([...PUBLIC_COLUMNS]).execute() : []) as PublicChannel[];
 }
 
 function taggedBase(db: Db, f: ListFilter) {

@@ -1,0 +1,48 @@
+import { sql, SqliteAdapter, type SelectQueryBuilder } from 'kysely';
+import { RawJson } from '../../kit/http/envelope.js';
+import type { GatewayDB } from '../db.js';
+import { publicInfo, view } from './service.js';
+import { PUBLIC_COLUMNS, type Db, type PublicChannel } from './store.js';
+
+type RowsQuery = SelectQueryBuilder<GatewayDB, 'channels', {}>;
+
+const INFO_AT = PUBLIC_COLUMNS.indexOf('channel_info');
+
+/**
+ * balance is the one REAL column: SQLite's JSON writes a whole REAL as 5.0 where JSON.stringify writes 5,
+ * and infinity as 9.0e+999 where JSON.stringify writes null. Whole values are passed as integers (exact
+ * below 1e15), infinities as NULL; other values keep SQLite's shortest round-trip form (the same number).
+ */
+const BALANCE = `case when abs("balance") < 1e15 and "balance" = cast("balance" as integer) then cast("balance" as integer)
+  when abs("balance") <= 1.7976931348623157e308 then "balance" end`;
+
+function jsonObject(columns: readonly string[], extra = '') {
+  return `json_object(${columns.map((c) => `'${c}', ${c === 'balance' ? BALANCE : `"${c}"`}`).join(', ')}${extra})`;
+}
+
+// One row's view() as JSON in three parts: the columns before channel_info, channel_info as stored (its
+// normalisation stays in JavaScript, exact for any stored text), then the columns after it and key.
+const HEAD = sql.raw(jsonObject(PUBLIC_COLUMNS.slice(0, INFO_AT)));
+const TAIL = sql.raw(jsonObject(PUBLIC_COLUMNS.slice(INFO_AT + 1), `, 'key', ''`));
+
+/**
+ * The JSON array of view(row) for every row the query selects, in its order. On SQLite the database
+ * writes each row's JSON (no row objects to build and serialise); PostgreSQL serialises view() rows.
+ */
+export async function itemsJson(db: Db, q: RowsQuery | null): Promise<RawJson> {
+  if (!q) return new RawJson('[]');
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) {
+    const rows = (await q.select([...PUBLIC_COLUMNS]).execute()) as PublicChannel[];
+    return new RawJson(JSON.stringify(rows.map(view)));
+  }
+  const rows = await q.select([sql<string>`${HEAD}`.as('h'), 'channel_info', sql<string>`${TAIL}`.as('t')]).execute();
+  const infos = new Map<string, string>();
+  let out = '[';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    let info = infos.get(r.channel_info);
+    if (info === undefined) infos.set(r.channel_info, (info = JSON.stringify(publicInfo(r.channel_info))));
+    out += (i ? ',' : '') + r.h.slice(0, -1) + ',"channel_info":' + info + ',' + r.t.slice(1);
+  }
+  return new RawJson(out + ']');
+}
