@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { connectRedis, type Redis } from './kit/cache/redis.js';
 import { memoryBus, redisBus, type Bus } from './kit/cache/bus.js';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './kit/ratelimit/index.js';
-import { createLogger } from './kit/log/logger.js';
+import { createLogger, stdoutDestination } from './kit/log/logger.js';
 import type { Config } from './config/index.js';
 import type { DestinationStream } from 'pino';
 
@@ -19,7 +19,7 @@ export interface Runtime {
 }
 
 export function createRuntime(config: Config, logStream?: DestinationStream): Runtime {
-  const log = createLogger(config.logLevel, logStream);
+  const log = createLogger(config.logLevel, logStream ?? stdoutDestination(config.logBufferBytes));
   if (!config.redisUrl) {
     const bus = memoryBus();
     const limiter = memoryRateLimiter();

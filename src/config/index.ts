@@ -122,6 +122,7 @@ export function loadConfig(env: Env = process.env) {
     services: services as ServiceName[],
     dataDir,
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    logBufferBytes: int(env, 'LOG_BUFFER_BYTES', 4096, 0, 1048576),
     account: {
       host: str(env, 'ACCOUNT_HOST', '0.0.0.0'),
       port: int(env, 'ACCOUNT_PORT', 3000, 0, 65535),

@@ -58,15 +58,19 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     }
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Per-request hooks take a callback rather than returning a promise: no promise or microtask each time.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    done();
   });
 
   // The summary has a fixed shape with no secrets, so it skips the redaction pass (see fixedShapeLogger).
   const requestLog = fixedShapeLogger(opts.logger);
-  app.addHook('onResponse', async (req, reply) => {
-    if (!opts.logger.isLevelEnabled('info')) return;
-    requestLog.info({ reqId: req.id, request: requestSummary(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  app.addHook('onResponse', (req, reply, done) => {
+    if (opts.logger.isLevelEnabled('info')) {
+      requestLog.info({ reqId: req.id, request: requestSummary(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
   });
 
   const render = (req: FastifyRequest, code: string, params?: Record<string, string | number>) => {

@@ -26,10 +26,19 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
+  // Label sets resolved once per operation and status: prom-client otherwise hashes the labels on every call.
+  const requestCounters = new Map<string, Counter.Internal>();
+  const durations = new Map<string, Histogram.Internal<'operation'>>();
+  app.addHook('onResponse', (req, reply, done) => {
     const operation = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? 'other';
-    requests.inc({ operation, status: String(reply.statusCode) });
-    duration.observe({ operation }, reply.elapsedTime / 1000);
+    const key = `${operation} ${reply.statusCode}`;
+    let counter = requestCounters.get(key);
+    if (!counter) requestCounters.set(key, (counter = requests.labels(operation, String(reply.statusCode))));
+    counter.inc();
+    let histogram = durations.get(operation);
+    if (!histogram) durations.set(operation, (histogram = duration.labels(operation)));
+    histogram.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/healthz', async () => ({ success: true, message: '', data: { status: 'ok' } }));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { errorCatalog } from '../../contract/errors/index.js';
 import { captureLog } from '../../../test/helpers/log-capture.js';
@@ -54,4 +55,32 @@ test('secret-bearing keys are redacted at the top level and one level down', asy
   const text = cap.text();
   assert.ok(text.includes('[redacted]'));
   for (const s of ['tok-top-secret', 'pw-top-secret', '123456-secret', 'sk-nested-secret']) assert.ok(!text.includes(s), s);
+});
+
+/** Runs a small program that logs through stdoutDestination and returns what reached its standard output. */
+function runLogging(program: string, env: Record<string, string> = {}) {
+  const script = `import { createLogger, stdoutDestination } from ${JSON.stringify(new URL('./logger.ts', import.meta.url).pathname)};\n${program}`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  return { stdout: r.stdout, status: r.status };
+}
+
+test('buffered standard output still writes every line: on exit, after an uncaught exception, and within a second while running', () => {
+  const normal = runLogging(`const log = createLogger('info', stdoutDestination(4096)); for (let i = 0; i < 3; i++) log.info({ i }, 'line');`);
+  assert.equal(normal.status, 0);
+  assert.equal(normal.stdout.trim().split('\n').length, 3);
+
+  const crash = runLogging(`const log = createLogger('info', stdoutDestination(4096)); log.info('before the crash'); setTimeout(() => { throw new Error('boom'); }, 10);`);
+  assert.notEqual(crash.status, 0);
+  assert.match(crash.stdout, /before the crash/);
+
+  // A hard kill after 1.5 s skips the exit handler: only the periodic flush can have written the line.
+  const running = runLogging(
+    `const log = createLogger('info', stdoutDestination(4096)); log.info('while running'); setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1500);`,
+  );
+  assert.match(running.stdout, /while running/);
+});
+
+test('LOG_BUFFER_BYTES=0 writes each line synchronously (nothing is left to lose on a hard kill)', () => {
+  const r = runLogging(`const log = createLogger('info', stdoutDestination(0)); log.info('synchronous'); process.kill(process.pid, 'SIGKILL');`);
+  assert.match(r.stdout, /synchronous/);
 });
