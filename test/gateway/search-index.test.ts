@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { applyFilter } from '../../src/gateway/channels/store.js';
+import { keywordIndexQuery } from '../../src/gateway/channels/keyword.js';
 
 /**
  * G27 keyword search runs through a trigram index (SQLite FTS5, PostgreSQL pg_trgm). Its results must stay
@@ -40,7 +41,10 @@ eachDatabase('gateway keyword search index', (v) => {
     if (v.name === 'sqlite') await sql`insert into channels_fts(channels_fts) values ('integrity-check')`.execute(s.ctx.db);
   }
 
-  const KEYWORDS = ['Alpha', 'alpha-one', 'ALPHA', 'beta', 'up7.example', 'EXAMPLE.COM', 'team-red', 'red', 'blue', 'zz', 'a', 'x"y', '50%', 'a_b', 'renamed', 'ghost', 'cafe'];
+  const KEYWORDS = [
+    'Alpha', 'alpha-one', 'ALPHA', 'beta', 'up7.example', 'EXAMPLE.COM', 'team-red', 'red', 'blue', 'zz', 'a', 'x"y', '50%', 'a_b', 'renamed', 'ghost', 'cafe',
+    'x"y 50', '"y 5', '"', '" 5', '50% a', '% a_', 'a_b%', '_b', 'Über-Str', 'straße', 'ße c', 'ß', 'é-😀', '😀😀x', 'aaaaaa', 'alpha-one-', 'ha-t',
+  ];
 
   test('after creates, batch creates and copies', async () => {
     const c = (channel: object) => root.post('/api/channel/', { mode: 'single', channel: { type: 1, models: 'm1', key: 'sk-search-test', ...channel } });
@@ -48,6 +52,7 @@ eachDatabase('gateway keyword search index', (v) => {
     await c({ name: 'Alpha-Two', tag: 'team-blue' });
     await c({ name: 'beta x"y 50% a_b' });
     await c({ name: 'CAFE-zz', base_url: 'https://cafe.example.com' });
+    await c({ name: 'Über-Straße café-😀😀x', tag: 'aaaaaaa' });
     await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, models: 'm1', name: 'ghost', tag: 'Red-Team', key: 'sk-a\nsk-b' } });
     const id = (await found('alpha-one'))[0]!;
     assert.equal((await root.post(`/api/channel/copy/${id}?suffix=-copy`)).status, 200);
@@ -73,12 +78,31 @@ eachDatabase('gateway keyword search index', (v) => {
 
   test('SQLite: a keyword of 3+ characters is looked up through the FTS index', { skip: v.name !== 'sqlite' }, async () => {
     const plan = async (keyword: string) => {
-      const q = applyFilter(s.ctx.db, s.ctx.db.selectFrom('channels'), { keyword }, true).select('id').orderBy('priority', 'desc').limit(100).compile();
+      const f = { keyword, keywordMatch: await keywordIndexQuery(s.ctx.db, keyword) };
+      const q = applyFilter(s.ctx.db, s.ctx.db.selectFrom('channels'), f, true).select('id').orderBy('priority', 'desc').limit(100).compile();
       const r = await s.ctx.db.executeQuery<{ detail: string }>({ ...q, sql: `explain query plan ${q.sql}` });
       return r.rows.map((x) => x.detail).join('\n');
     };
     assert.match(await plan('alpha'), /channels_fts VIRTUAL TABLE/);
     assert.doesNotMatch(await plan('al'), /channels_fts/);
+  });
+
+  test('SQLite: the index is asked for the rarest four characters of a longer keyword', { skip: v.name !== 'sqlite' }, async () => {
+    const db = s.ctx.db;
+    assert.equal(await keywordIndexQuery(db, 'ab'), undefined);
+    assert.equal(await keywordIndexQuery(db, 'a"b'), '"a""b"');
+    assert.equal(await keywordIndexQuery(db, 'a"bc'), '"a""bc"');
+    for (let i = 0; i < 6; i++) {
+      const r = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, models: 'm1', key: 'sk-rare', name: `commonprefix-${i}q` } });
+      assert.equal(r.status, 200, r.text);
+    }
+    // Every trigram of "commonprefix-" is in six channels, "x-3" and "-3q" in one.
+    assert.equal(await keywordIndexQuery(db, 'commonprefix-3q'), '"x-3q"');
+    assert.deepEqual(await found('commonprefix-3q'), await expected('commonprefix-3q'));
+    assert.equal((await found('commonprefix-3q')).length, 1);
+    // A trigram no channel has makes its window the choice: nothing to read.
+    assert.equal(await keywordIndexQuery(db, 'zqjcommonprefix'), '"zqjc"');
+    assert.deepEqual(await found('zqjcommonprefix'), []);
   });
 
   test('PostgreSQL: the trigram indexes exist when pg_trgm is available', { skip: v.name !== 'postgres' }, async () => {

@@ -13,6 +13,7 @@ import { TtlCache } from '../../kit/cache/ttl-cache.js';
 import { countChannels, countTags, pageQuery, SORTABLE, tagPageQuery, typeCounts, type ListFilter, type SortBy } from './store.js';
 import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
 import { itemsJson } from './items-json.js';
+import { keywordIndexQuery } from './keyword.js';
 
 type Query = Static<typeof ListQuery>;
 
@@ -38,6 +39,7 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
   const requested = q.page_size ?? q.ps ?? q.size ?? (search ? 20 : 10);
   const pageSize = Math.min(100, requested < 1 ? (search ? 20 : 10) : requested);
   const f = filterOf(q, search);
+  if (f.keyword) f.keywordMatch = await keywordIndexQuery(ctx.db, f.keyword);
   const offset = (page - 1) * pageSize;
   const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sortOf(q), pageSize, offset);
   const items = await itemsJson(ctx.db, rows);
@@ -54,6 +56,10 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
 const COUNT_CACHE_MS = 2000;
 const countCaches = new WeakMap<GatewayContext, TtlCache<string, { total: number; type_counts: Record<string, number> }>>();
 
+function sum(values: number[]) {
+  return values.reduce((a, b) => a + b, 0);
+}
+
 export function clearCountCache(ctx: GatewayContext) {
   countCaches.get(ctx)?.clear();
 }
@@ -61,10 +67,13 @@ export function clearCountCache(ctx: GatewayContext) {
 async function cachedCounts(ctx: GatewayContext, f: ListFilter, tagMode: boolean) {
   let cache = countCaches.get(ctx);
   if (!cache) countCaches.set(ctx, (cache = new TtlCache(COUNT_CACHE_MS, 1000)));
-  const key = JSON.stringify([f, tagMode]);
+  const key = JSON.stringify([f.status, f.type, f.group, f.keyword, f.model, tagMode]);
   const hit = cache.get(key);
   if (hit) return hit;
-  const value = { total: tagMode ? await countTags(ctx.db, f) : await countChannels(ctx.db, f), type_counts: await typeCounts(ctx.db, f) };
+  const type_counts = await typeCounts(ctx.db, f);
+  // Without a type filter the per-type counts add up to the total: no second pass over the rows.
+  const total = tagMode ? await countTags(ctx.db, f) : f.type === undefined ? sum(Object.values(type_counts)) : await countChannels(ctx.db, f);
+  const value = { total, type_counts };
   cache.set(key, value);
   return value;
 }

@@ -98,16 +98,13 @@ export interface ListFilter {
   type?: number;
   group?: string;
   keyword?: string;
+  /** SQLite: the FTS5 query narrowing the keyword's candidates (keywordIndexQuery); none: a plain scan. */
+  keywordMatch?: string;
   model?: string;
 }
 
 function likeEscape(s: string) {
   return '%' + s.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
-}
-
-/** FTS5 phrase of the keyword: the trigram index finds channels whose columns contain it (any case). */
-function ftsPhrase(kw: string) {
-  return '"' + kw.replace(/"/g, '""') + '"';
 }
 
 /** Applies the list/search filters (the type filter only when withType). */
@@ -120,17 +117,17 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
   if (f.keyword) {
     const kw = f.keyword;
     const pattern = likeEscape(kw);
-    // On SQLite a keyword of 3+ characters first narrows the rows through the trigram index (a superset
-    // of the LIKE matches: it folds case at least as widely as lower()); the LIKEs then decide exactly.
-    // PostgreSQL serves the same LIKEs from its pg_trgm indexes when the extension exists.
-    const fts = [...kw].length >= 3 && db.getExecutor().adapter instanceof SqliteAdapter;
+    // On SQLite the trigram index first narrows the rows (a superset of the LIKE matches: it folds case
+    // at least as widely as lower()); the LIKEs then decide exactly. PostgreSQL serves the same LIKEs
+    // from its pg_trgm indexes when the extension exists.
+    const fts = f.keywordMatch;
     q = q.where((eb) => {
       const text = eb.or([
         eb(sql`lower(name)`, 'like', sql`lower(${pattern}) escape '\\'`),
         eb(sql`lower(base_url)`, 'like', sql`lower(${pattern}) escape '\\'`),
         eb(sql`lower(coalesce(tag, ''))`, 'like', sql`lower(${pattern}) escape '\\'`),
       ]);
-      const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid from channels_fts where channels_fts match ${ftsPhrase(kw)})`), text]) : text;
+      const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid from channels_fts where channels_fts match ${fts})`), text]) : text;
       return /^\d{1,15}$/.test(kw) ? eb.or([eb('id', '=', Number(kw)), matched]) : matched;
     });
   }

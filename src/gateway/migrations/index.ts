@@ -158,6 +158,12 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await (dialect === 'sqlite' ? sqliteKeywordIndex(db) : postgresKeywordIndex(db));
       },
     },
+    '0007_keyword_vocab': {
+      async up(db: Kysely<any>) {
+        // How many channels hold each trigram: G27 narrows by the keyword's rarest trigrams (see keyword.ts).
+        if (dialect === 'sqlite') await sql`create virtual table channels_fts_vocab using fts5vocab(channels_fts, 'row')`.execute(db);
+      },
+    },
   };
 }
 

@@ -1,0 +1,47 @@
+import { sql, SqliteAdapter } from 'kysely';
+import { TtlCache } from '../../kit/cache/ttl-cache.js';
+import type { Db } from './store.js';
+
+/** FTS5 phrase of a text: the trigram index finds channels whose columns contain it (any case). */
+export function ftsPhrase(text: string) {
+  return '"' + text.replace(/"/g, '""') + '"';
+}
+
+/**
+ * How many channels hold each trigram, read from the fts5vocab table. Reading one costs as much as its
+ * list of channels (about 1.5 ms for a trigram every channel has), so frequencies are kept for a while;
+ * a stale one only makes a search choose a less selective trigram, never changes its results.
+ */
+const FREQUENCY_TTL_MS = 10 * 60_000;
+const frequencies = new WeakMap<Db, TtlCache<string, number>>();
+
+async function frequency(db: Db, trigram: string): Promise<number> {
+  let cache = frequencies.get(db);
+  if (!cache) frequencies.set(db, (cache = new TtlCache(FREQUENCY_TTL_MS, 20_000)));
+  const term = trigram.toLowerCase();
+  let n = cache.get(term);
+  if (n === undefined) {
+    const r = await sql<{ doc: number }>`select doc from channels_fts_vocab where term = ${term}`.execute(db);
+    cache.set(term, (n = Number(r.rows[0]?.doc ?? 0)));
+  }
+  return n;
+}
+
+/**
+ * SQLite: the FTS5 query narrowing G27's candidates for a keyword of 3+ characters (undefined otherwise;
+ * PostgreSQL serves the same LIKEs from its pg_trgm indexes). Any part of the keyword gives a superset
+ * of the LIKE matches, which still decide exactly. Matching the whole keyword as a phrase reads the
+ * channel lists of all its trigrams, and in names like "channel-42" most trigrams are in every channel;
+ * so only the two adjacent trigrams (four characters) that together are rarest are matched.
+ */
+export async function keywordIndexQuery(db: Db, keyword: string): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return undefined;
+  const chars = [...keyword];
+  if (chars.length < 3) return undefined;
+  if (chars.length <= 4) return ftsPhrase(keyword);
+  const df: number[] = [];
+  for (let i = 0; i + 3 <= chars.length; i++) df.push(await frequency(db, chars.slice(i, i + 3).join('')));
+  let best = 0;
+  for (let i = 1; i + 1 < df.length; i++) if (df[i]! * df[i + 1]! < df[best]! * df[best + 1]!) best = i;
+  return ftsPhrase(chars.slice(best, best + 4).join(''));
+}
