@@ -46,9 +46,9 @@ async function inBatches<T>(n: number, width: number, fn: () => Promise<T>): Pro
 }
 
 /** Authenticated GET /api/user/sessions with a real access token (the user has one session). */
-export function sessionsRead(url: string, accessToken: string): Promise<Figures> {
+export function sessionsRead(url: string, accessToken: string, name = 'GET /api/user/sessions (access token)'): Promise<Figures> {
   return measure({
-    name: 'GET /api/user/sessions (access token)',
+    name,
     url: `${url}/api/user/sessions`,
     headers: { authorization: `Bearer ${accessToken}` },
     check: succeeded,

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_DIR, HEADER, LOAD, measure, row, startServer, type ServerChild } from './lib.js';
-import { accountBench, LOGIN_CONCURRENCY } from './account.js';
+import { accountBench, LOGIN_CONCURRENCY, sessionsRead } from './account.js';
+import { FLOOR_TOKEN } from './users.js';
 
 const TARGET_READ = 0.6;
 const TARGET_LOGIN = 0.9;
@@ -43,12 +44,15 @@ async function main() {
   const baseline = bare.rps;
   console.log(row(bare, baseline, 'baseline'));
 
+  const floor = await withServer('floor', {}, (s) => sessionsRead(s.url, FLOOR_TOKEN, 'minimal authenticated read (floor)'));
+
   const password = crypto.randomBytes(18).toString('base64url');
   const acc = await withServer('account', { BENCH_PASSWORD: password }, (s) => accountBench(s.url, password));
   const readRatio = acc.read.rps / baseline;
   const loginRatio = acc.login.rps / acc.argon2.rps;
   const met = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   console.log(row(acc.health, baseline, 'for reading the others: kit cost only'));
+  console.log(row(floor, baseline, 'hand-written: no logs, hooks or metrics; see bench/server.ts'));
   console.log(row(acc.read, baseline, `target ≥ ${TARGET_READ}× bare: ${met(readRatio >= TARGET_READ)}`));
   console.log(row(acc.refresh, baseline));
   console.log(row(acc.argon2, baseline, 'in-process, no HTTP'));
@@ -58,7 +62,7 @@ async function main() {
   const again = await withServer('bare', {}, (s) => measure({ name: 'bare Fastify again (drift check)', url: `${s.url}/` }));
   console.log(row(again, baseline, 'same as the first row when the machine was steady'));
 
-  const failed = [bare, again, acc.health, acc.read, acc.refresh, acc.login, acc.argon2].some((f) => f.failed > 0);
+  const failed = [bare, again, floor, acc.health, acc.read, acc.refresh, acc.login, acc.argon2].some((f) => f.failed > 0);
   if (failed) {
     console.log('some requests failed (see FAILED above): the figures of those cases are not valid');
     process.exitCode = 1;

@@ -1,24 +1,58 @@
 /**
  * A server process for `npm run bench`, started by bench/lib.ts startServer():
  *   bare     a Fastify hello-world JSON route (no logger, like fastify/benchmarks)
+ *   floor    the least any implementation of the authenticated session list can do on this stack: Fastify
+ *            without logging or hooks, a bearer looked up in a map (like a verified-token cache hit), one
+ *            prepared better-sqlite3 query of the same shape as the real one, the envelope. Not a product
+ *            path: it shows how close to bare Fastify such a read can get at all on this machine.
  *   account  the real account app (buildAccountApp) on a temp SQLite DATA_DIR, with the bench users
  * Reports {url} over IPC once listening; stops on the "stop" message or when the parent goes away.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config/index.js';
 import { createRuntime } from '../src/runtime.js';
 import { buildAccountApp } from '../src/account/app.js';
 import { ROLE } from '../src/account/db.js';
-import { BENCH_USERS } from './users.js';
+import { BENCH_USERS, FLOOR_TOKEN } from './users.js';
 
 
 async function bare(): Promise<{ app: FastifyInstance; cleanup(): Promise<void> }> {
   const app = Fastify({ logger: false });
   app.get('/', async () => ({ hello: 'world' }));
   return { app, cleanup: async () => {} };
+}
+
+async function floor(): Promise<{ app: FastifyInstance; cleanup(): Promise<void> }> {
+  const db = new Database(':memory:');
+  db.exec(`create table user_sessions (sid text primary key, user_id integer not null, user_auth_version integer not null,
+    status text not null, login_method text not null, ip text not null, user_agent text not null,
+    created_at integer not null, last_active_at integer not null, expires_at integer not null)`);
+  db.exec('create index user_sessions_user_status on user_sessions (user_id, status)');
+  const now = Math.floor(Date.now() / 1000);
+  db.prepare(`insert into user_sessions values ('sid-1', 1, 1, 'active', 'password', '127.0.0.1', 'autocannon', ?, ?, ?)`).run(now, now, now + 86400);
+  const list = db.prepare(`select sid, login_method, ip, user_agent, created_at, last_active_at, expires_at from user_sessions
+    where user_id = ? and status = 'active' and expires_at > ? and user_auth_version = ?
+    order by last_active_at desc, created_at desc limit 100`);
+  const verified = new Map([[FLOOR_TOKEN, { userId: 1, sid: 'sid-1', uv: 1 }]]);
+  const app = Fastify({ logger: false });
+  app.get('/api/user/sessions', async (req, reply) => {
+    const header = req.headers.authorization;
+    const claims = header?.startsWith('Bearer ') ? verified.get(header.slice(7)) : undefined;
+    reply.header('Cache-Control', 'no-store');
+    if (!claims) return reply.code(401).send({ success: false, code: 'AUTH_UNAUTHORIZED', message: '' });
+    const rows = list.all(claims.userId, Math.floor(Date.now() / 1000), claims.uv) as { sid: string }[];
+    return { success: true, message: '', data: rows.map((r) => ({ ...r, current: r.sid === claims.sid })) };
+  });
+  return {
+    app,
+    cleanup: async () => {
+      db.close();
+    },
+  };
 }
 
 async function account(): Promise<{ app: FastifyInstance; cleanup(): Promise<void> }> {
@@ -57,7 +91,7 @@ async function account(): Promise<{ app: FastifyInstance; cleanup(): Promise<voi
 
 async function main() {
   const kind = process.argv[2];
-  const built = kind === 'bare' ? await bare() : kind === 'account' ? await account() : null;
+  const built = kind === 'bare' ? await bare() : kind === 'floor' ? await floor() : kind === 'account' ? await account() : null;
   if (!built) throw new Error(`unknown bench server kind "${kind}"`);
   await built.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = built.app.server.address() as { port: number };
