@@ -3,6 +3,9 @@ import { GATEWAY_PERMISSIONS } from '../../config/index.js';
 import { open, seal } from '../../kit/crypto/aead.js';
 import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
+import { prepared } from '../../kit/db/prepared.js';
+import type { Kysely } from 'kysely';
+import type { GatewayDB } from '../db.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
@@ -36,6 +39,18 @@ export function effectivePermissions(role: Role, adminDefaults: string[], rows: 
   for (const r of rows) if (r.effect === 'deny') set.delete(r.permission);
   return set;
 }
+
+// Both run on every authenticated request (see prepared()).
+const tokenIdentity = prepared((db: Kysely<GatewayDB>, tokenHash: string) =>
+  db
+    .selectFrom('staff_tokens')
+    .innerJoin('staff', 'staff.id', 'staff_tokens.staff_id')
+    .select(['staff.id', 'staff.name', 'staff.kind', 'staff.role', 'staff_tokens.expires_at', 'staff_tokens.revoked_at'])
+    .where('staff_tokens.token_hash', '=', tokenHash),
+);
+const permissionRows = prepared((db: Kysely<GatewayDB>, staffId: number) =>
+  db.selectFrom('staff_permissions').select(['permission', 'effect']).where('staff_id', '=', staffId),
+);
 
 export class StaffService {
   constructor(private readonly ctx: GatewayContext) {}
@@ -102,15 +117,11 @@ export class StaffService {
   async authenticate(token: string): Promise<StaffIdentity | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
     const now = nowSeconds();
-    const row = await this.ctx.db
-      .selectFrom('staff_tokens')
-      .innerJoin('staff', 'staff.id', 'staff_tokens.staff_id')
-      .select(['staff.id', 'staff.name', 'staff.kind', 'staff.role', 'staff_tokens.expires_at', 'staff_tokens.revoked_at'])
-      .where('staff_tokens.token_hash', '=', sha256(token))
-      .executeTakeFirst();
+    const row = (await tokenIdentity(this.ctx.db, sha256(token))).rows[0];
     if (!row || row.revoked_at !== null || (row.expires_at !== null && Number(row.expires_at) <= now)) return null;
-    const rows = await this.ctx.db.selectFrom('staff_permissions').select(['permission', 'effect']).where('staff_id', '=', row.id).execute();
     const role = row.role as Role;
+    // Root holds every permission whatever its rows say.
+    const rows = role === 'root' ? [] : (await permissionRows(this.ctx.db, row.id)).rows;
     return {
       id: Number(row.id),
       name: row.name,
