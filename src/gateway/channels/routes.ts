@@ -41,9 +41,11 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
   const f = filterOf(q, search);
   if (f.keyword) f.keywordMatch = await keywordIndexQuery(ctx.db, f.keyword);
   const offset = (page - 1) * pageSize;
-  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sortOf(q), pageSize, offset);
-  const items = await itemsJson(ctx.db, rows);
   const counts = await cachedCounts(ctx, f, !!q.tag_mode);
+  // The cached total (maybe stale) only chooses the cheaper end to count the offset from.
+  const fromEnd = offset > counts.total / 2;
+  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sortOf(q), pageSize, offset, fromEnd);
+  const items = await itemsJson(ctx.db, rows);
   // The items arrive as JSON text: the body is written here and sent as is.
   reply.type('application/json; charset=utf-8');
   return jsonWithRaw(ok({ items, total: counts.total, page, page_size: pageSize, type_counts: counts.type_counts }));

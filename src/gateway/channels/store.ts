@@ -150,20 +150,41 @@ export async function countChannels(db: Db, f: ListFilter): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+type Sort = { by: SortBy; dir: 'asc' | 'desc' };
+
+function ordered<Q extends SelectQueryBuilder<GatewayDB, 'channels', any>>(q: Q, sort: Sort, reversed = false): Q {
+  const flip = (d: 'asc' | 'desc') => (reversed ? (d === 'asc' ? 'desc' : 'asc') : d);
+  return (sort.by === 'id' ? q.orderBy('id', flip(sort.dir)) : q.orderBy(sort.by, flip(sort.dir)).orderBy('id', flip('desc'))) as Q;
+}
+
 /**
  * One page as a deferred join: the subquery picks the page's ids (filter, order and OFFSET walk only index
  * entries where an index covers them: (priority, id), (name, id), id), the outer query reads the full rows
  * of those ids alone. Selecting full rows directly would read every skipped row of a deep page. Returned
  * without its select list, so the caller picks the columns (or builds each row's JSON).
+ *
+ * fromEnd (SQLite, for pages past the middle): the ids are picked walking the reversed order from the
+ * other end, with limit and offset computed in the same statement from the exact count of matching rows
+ * (an unfiltered count(*) reads only page headers). The order is total (id breaks ties) and SQLite's
+ * descending order is the exact reverse of its ascending one, so the page holds the same rows.
  */
-export function pageQuery(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
-  const ordered = <Q extends SelectQueryBuilder<GatewayDB, 'channels', any>>(q: Q): Q => (sort.by === 'id' ? q.orderBy('id', sort.dir) : q.orderBy(sort.by, sort.dir).orderBy('id', 'desc')) as Q;
-  const ids = ordered(applyFilter(db, db.selectFrom('channels'), f, true).select('id')).limit(limit).offset(offset);
-  return ordered(db.selectFrom('channels').where('id', 'in', ids));
+export function pageQuery(db: Db, f: ListFilter, sort: Sort, limit: number, offset: number, fromEnd = false) {
+  const filtered = () => applyFilter(db, db.selectFrom('channels'), f, true);
+  let ids;
+  if (fromEnd && db.getExecutor().adapter instanceof SqliteAdapter) {
+    const n = filtered().select((eb) => eb.fn.countAll<number>().as('n'));
+    // max(0, …): a negative LIMIT would mean no limit at all.
+    ids = ordered(filtered().select('id'), sort, true)
+      .limit(sql<number>`max(0, min(${limit}, (${n}) - ${offset}))`)
+      .offset(sql<number>`max(0, (${n}) - ${offset} - ${limit})`);
+  } else {
+    ids = ordered(filtered().select('id'), sort).limit(limit).offset(offset);
+  }
+  return ordered(db.selectFrom('channels').where('id', 'in', ids), sort);
 }
 
-export async function pageChannels(db: Db, f: ListFilter, sort: { by: SortBy; dir: 'asc' | 'desc' }, limit: number, offset: number) {
-  return (await pageQuery(db, f, sort, limit, offset).select([...PUBLIC_COLUMNS]).execute()) as PublicChannel[];
+export async function pageChannels(db: Db, f: ListFilter, sort: Sort, limit: number, offset: number, fromEnd = false) {
+  return (await pageQuery(db, f, sort, limit, offset, fromEnd).select([...PUBLIC_COLUMNS]).execute()) as PublicChannel[];
 }
 
 /**
