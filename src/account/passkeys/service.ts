@@ -1,8 +1,9 @@
+import type { Transaction } from 'kysely';
 import { AppError } from '../../kit/http/errors.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { sha256 } from '../../kit/crypto/tokens.js';
-import { nowSeconds, USER_STATUS } from '../db.js';
-import { usersStore, type UserRow } from '../users/store.js';
+import { nowSeconds, USER_STATUS, type AccountDB } from '../db.js';
+import type { UserRow } from '../users/store.js';
 import type { ClientInfo } from '../sessions/service.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import { normaliseContext, wireScope, type WireScope } from '../verification/scopes.js';
@@ -61,7 +62,7 @@ export function createPasskeysService(ctx: AccountContext) {
     async beginRegister(identity: AccountIdentity, rpHint?: string) {
       webauthn.rpIdFor(cfg, rpHint);
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
-      const user = await usersStore.byId(db, identity.userId);
+      const user = await ctx.services.users.byId(identity.userId);
       if (!user) throw new AppError('AUTH_SESSION_REVOKED');
       const existing = await passkeyStore.byUser(db, identity.userId);
       const options = await webauthn.registrationOptions(cfg, { id: Number(user.id), username: user.username, display_name: user.display_name }, existing);
@@ -111,15 +112,8 @@ export function createPasskeysService(ctx: AccountContext) {
 
     /** A22: an outranking admin removes the user's passkey; every session of the user ends. */
     async adminReset(admin: AccountIdentity, targetId: number) {
-      const target = await ctx.services.users.requireOutrank(admin, targetId);
-      const removed = await db.transaction().execute(async (trx) => {
-        const r = await passkeyStore.remove(trx, targetId);
-        if (r) await usersStore.updateSecurity(trx, targetId, {});
-        return r;
-      });
-      if (!removed) throw new AppError('PASSKEY_NOT_REGISTERED');
-      await ctx.invalidateUser(targetId);
-      await ctx.services.sessions.revokeAllOfUser(targetId, 'admin_passkey_reset');
+      const remove = (trx: Transaction<AccountDB>) => passkeyStore.remove(trx, targetId);
+      const target = await ctx.services.users.removeFactorAsAdmin(admin, targetId, remove, 'PASSKEY_NOT_REGISTERED', 'admin_passkey_reset');
       return { id: Number(target.id), username: target.username };
     },
 
@@ -141,7 +135,7 @@ export function createPasskeysService(ctx: AccountContext) {
       if (!credential || webauthn.userHandleIn(response) !== webauthn.userHandleOf(Number(credential.user_id))) {
         throw new AppError('PASSKEY_VERIFICATION_FAILED');
       }
-      const user = await usersStore.byId(db, Number(credential.user_id));
+      const user = await ctx.services.users.byId(Number(credential.user_id));
       if (!user || user.status !== USER_STATUS.enabled) throw new AppError('PASSKEY_VERIFICATION_FAILED');
       await assert(user, credential, response, flow.payload.challenge);
       return ctx.services.sessions.issue(user, 'passkey', client);
@@ -176,7 +170,7 @@ export function createPasskeysService(ctx: AccountContext) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       const scope = wireScope(input.scope);
       const context = normaliseContext(scope, input.context);
-      const user = (await usersStore.byId(db, identity.userId)) as UserRow;
+      const user = (await ctx.services.users.byId(identity.userId)) as UserRow;
       const option = (await ctx.services.verification.methodsFor(user, scope)).find((m) => m.method === 'passkey');
       if (!option?.available) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
       const options = await webauthn.assertionOptions(cfg, await credentialOf(identity.userId));

@@ -1,9 +1,9 @@
+import type { Transaction } from 'kysely';
 import QRCode from 'qrcode';
 import { AppError } from '../../kit/http/errors.js';
 import { open, seal } from '../../kit/crypto/aead.js';
 import { deriveKey, hmac } from '../../kit/crypto/tokens.js';
-import { nowSeconds } from '../db.js';
-import { usersStore } from '../users/store.js';
+import { nowSeconds, type AccountDB } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import { twoFactorStore } from './store.js';
 import { classifyCode, matchTotpStep, newBackupCodes, newTotpSecret, totpUri } from './totp.js';
@@ -87,7 +87,7 @@ export function createTwoFactorService(ctx: AccountContext) {
     async beginSetup(identity: AccountIdentity) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       if ((await state(identity.userId)).enabled) throw new AppError('TWOFA_ALREADY_ENABLED');
-      const user = await usersStore.byId(db, identity.userId);
+      const user = await ctx.services.users.byId(identity.userId);
       if (!user) throw new AppError('AUTH_SESSION_REVOKED');
       const secret = newTotpSecret();
       const uri = totpUri(secret, ctx.config.totpIssuer, user.username);
@@ -154,15 +154,8 @@ export function createTwoFactorService(ctx: AccountContext) {
 
     /** A18: an admin who outranks the target removes its factor; every session of the target ends. */
     async adminDisable(admin: AccountIdentity, targetId: number) {
-      await ctx.services.users.requireOutrank(admin, targetId);
-      const removed = await db.transaction().execute(async (trx) => {
-        const r = await twoFactorStore.remove(trx, targetId);
-        if (r) await usersStore.updateSecurity(trx, targetId, {});
-        return r;
-      });
-      if (!removed) throw new AppError('TWOFA_NOT_ENABLED');
-      await ctx.invalidateUser(targetId);
-      await ctx.services.sessions.revokeAllOfUser(targetId, 'admin_twofa_disabled');
+      const remove = (trx: Transaction<AccountDB>) => twoFactorStore.remove(trx, targetId);
+      await ctx.services.users.removeFactorAsAdmin(admin, targetId, remove, 'TWOFA_NOT_ENABLED', 'admin_twofa_disabled');
     },
   };
 }

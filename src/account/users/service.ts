@@ -5,6 +5,8 @@ import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from './store.js';
+import type { Transaction } from 'kysely';
+import type { AccountDB } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 
 export const USERNAME_MAX = 20;
@@ -86,6 +88,14 @@ export function createUsersService(ctx: AccountContext) {
     }
   }
 
+  /** The reference's rule for staff actions on a user: root, or a role above the target's. */
+  async function requireOutrank(actor: AccountIdentity, targetId: number): Promise<UserRow> {
+    const target = await usersStore.byId(db, targetId);
+    if (!target) throw new AppError('USER_NOT_FOUND');
+    if (actor.role < ROLE.root && actor.role <= target.role) throw new AppError('USER_OUTRANKED');
+    return target;
+  }
+
   return {
     insertUser,
 
@@ -115,11 +125,34 @@ export function createUsersService(ctx: AccountContext) {
       return insertUser({ username, password, email: email || null, inviterId });
     },
 
-    /** The reference's rule for staff actions on a user: root, or a role above the target's. */
-    async requireOutrank(actor: AccountIdentity, targetId: number): Promise<UserRow> {
-      const target = await usersStore.byId(db, targetId);
-      if (!target) throw new AppError('USER_NOT_FOUND');
-      if (actor.role < ROLE.root && actor.role <= target.role) throw new AppError('USER_OUTRANKED');
+    requireOutrank,
+
+    /** A live user by id (undefined when missing or deleted). */
+    byId(userId: number): Promise<UserRow | undefined> {
+      return usersStore.byId(db, userId);
+    },
+
+    /**
+     * An admin who outranks the target removes one of its sign-in factors (A18, A22): `remove` runs in the
+     * transaction that also bumps the target's auth version, then every session of the target ends.
+     * `missing` is the error code when there was nothing to remove.
+     */
+    async removeFactorAsAdmin(
+      admin: AccountIdentity,
+      targetId: number,
+      remove: (trx: Transaction<AccountDB>) => Promise<boolean>,
+      missing: string,
+      reason: string,
+    ): Promise<UserRow> {
+      const target = await requireOutrank(admin, targetId);
+      const removed = await db.transaction().execute(async (trx) => {
+        const r = await remove(trx);
+        if (r) await usersStore.updateSecurity(trx, targetId, {});
+        return r;
+      });
+      if (!removed) throw new AppError(missing);
+      await ctx.invalidateUser(targetId);
+      await ctx.services.sessions.revokeAllOfUser(targetId, reason);
       return target;
     },
 
