@@ -21,16 +21,18 @@ const fixedShape = new WeakMap<Logger, Logger>();
 const FLUSH_INTERVAL_MS = 1000;
 
 /**
- * Standard output for log lines. With bufferBytes > 0 lines are collected and written asynchronously once
- * that many bytes are waiting, and at least every second: one write system call per few dozen request lines
- * instead of one per line (about 6 µs each into a pipe here), and a slow log reader cannot block the event
- * loop. pino writes whatever is buffered when the process exits, also after an uncaught exception; only a
- * hard kill (SIGKILL, out of memory) loses the last bufferBytes. 0 writes every line synchronously.
+ * Standard output for log lines. With bufferBytes > 0 lines are collected and written with one
+ * synchronous write once that many bytes wait, and at least every second: one system call per few dozen
+ * request lines instead of one per line (a write into a pipe costs about 6 µs here; pino's asynchronous
+ * mode costs more than that per line, it hands every write to the thread pool). Whatever is buffered is
+ * written when the process exits, also after an uncaught exception; only a hard kill (SIGKILL, out of
+ * memory) loses it. 0 writes every line at once.
  */
 export function stdoutDestination(bufferBytes: number): DestinationStream {
   if (bufferBytes === 0) return pino.destination({ dest: 1, sync: true });
-  const destination = pino.destination({ dest: 1, sync: false, minLength: bufferBytes });
-  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+  const destination = pino.destination({ dest: 1, sync: true, minLength: bufferBytes });
+  setInterval(() => destination.flushSync(), FLUSH_INTERVAL_MS).unref();
+  process.on('exit', () => destination.flushSync());
   return destination;
 }
 
