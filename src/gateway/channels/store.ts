@@ -197,11 +197,6 @@ export async function tagPageQuery(db: Db, f: ListFilter, limit: number, offset:
   return tags.length ? base().where('tag', 'in', tags).orderBy('tag').orderBy('priority', 'desc').orderBy('id', 'desc') : null;
 }
 
-export async function pageTags(db: Db, f: ListFilter, limit: number, offset: number) {
-  const q = await tagPageQuery(db, f, limit, offset);
-  return (q ? await q.select([...PUBLIC_COLUMNS]).execute() : []) as PublicChannel[];
-}
-
 function taggedBase(db: Db, f: ListFilter) {
   return () => applyFilter(db, db.selectFrom('channels'), f, true).where('tag', 'is not', null).where('tag', '!=', '');
 }
