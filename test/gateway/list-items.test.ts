@@ -101,5 +101,10 @@ eachDatabase('gateway list items equal view(row)', (v) => {
     await assertItems(`/api/channel/search?keyword=${encodeURIComponent('名前')}&page_size=100`, 1);
     await assertItems('/api/channel/search?keyword=multi&tag_mode=true&page_size=100');
     await assertItems('/api/channel/search?keyword=nothing-matches', 0);
+    // The model filter ignores ASCII case and takes % and _ literally.
+    await assertItems('/api/channel/search?model=M1&page_size=100', ids.length);
+    await assertItems('/api/channel/search?model=m%25&page_size=100', 0);
+    await assertItems('/api/channel/search?model=_1&page_size=100', 0);
+    await assertItems('/api/channel/search?keyword=PLAIN&model=m1', 1);
   });
 });

@@ -1,4 +1,4 @@
-import { sql, SqliteAdapter, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, SqliteAdapter, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { AbilityTable, ChannelTable, GatewayDB } from '../db.js';
 import { splitList, STATUS } from './types.js';
 
@@ -109,11 +109,14 @@ function likeEscape(s: string) {
 
 /** Applies the list/search filters (the type filter only when withType). */
 export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channels', O>, f: ListFilter, withType: boolean) {
+  // Case-insensitive LIKE: SQLite's LIKE already folds ASCII case on both sides, exactly what its lower()
+  // does, so lower() would only copy every compared text; PostgreSQL's LIKE is case-sensitive.
+  const folded = db.getExecutor().adapter instanceof SqliteAdapter ? (e: RawBuilder<unknown>) => e : (e: RawBuilder<unknown>) => sql`lower(${e})`;
   if (f.status === 'enabled') q = q.where('status', '=', STATUS.enabled);
   if (f.status === 'disabled') q = q.where('status', '!=', STATUS.enabled);
   if (withType && f.type !== undefined) q = q.where('type', '=', f.type);
   if (f.group) q = q.where(sql<string>`',' || ${sql.ref('group')} || ','`, 'like', sql<string>`${likeEscape(`,${f.group},`)} escape '\\'`);
-  if (f.model) q = q.where(sql`lower(models)`, 'like', sql`lower(${likeEscape(f.model)}) escape '\\'`);
+  if (f.model) q = q.where(folded(sql`models`), 'like', sql`${folded(sql`${likeEscape(f.model)}`)} escape '\\'`);
   if (f.keyword) {
     const kw = f.keyword;
     const pattern = likeEscape(kw);
@@ -121,11 +124,12 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
     // at least as widely as lower()); the LIKEs then decide exactly. PostgreSQL serves the same LIKEs
     // from its pg_trgm indexes when the extension exists.
     const fts = f.keywordMatch;
+    const like = sql`${folded(sql`${pattern}`)} escape '\\'`;
     q = q.where((eb) => {
       const text = eb.or([
-        eb(sql`lower(name)`, 'like', sql`lower(${pattern}) escape '\\'`),
-        eb(sql`lower(base_url)`, 'like', sql`lower(${pattern}) escape '\\'`),
-        eb(sql`lower(coalesce(tag, ''))`, 'like', sql`lower(${pattern}) escape '\\'`),
+        eb(folded(sql`name`), 'like', like),
+        eb(folded(sql`base_url`), 'like', like),
+        eb(folded(sql`coalesce(tag, '')`), 'like', like),
       ]);
       const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid from channels_fts where channels_fts match ${fts})`), text]) : text;
       return /^\d{1,15}$/.test(kw) ? eb.or([eb('id', '=', Number(kw)), matched]) : matched;
