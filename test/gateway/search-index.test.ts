@@ -43,7 +43,7 @@ eachDatabase('gateway keyword search index', (v) => {
 
   const KEYWORDS = [
     'Alpha', 'alpha-one', 'ALPHA', 'beta', 'up7.example', 'EXAMPLE.COM', 'team-red', 'red', 'blue', 'zz', 'a', 'x"y', '50%', 'a_b', 'renamed', 'ghost', 'cafe',
-    'x"y 50', '"y 5', '"', '" 5', '50% a', '% a_', 'a_b%', '_b', 'Über-Str', 'straße', 'ße c', 'ß', 'é-😀', '😀😀x', 'aaaaaa', 'alpha-one-', 'ha-t',
+    'x"y 50', '"y 5', '"', '" 5', '50% a', '% a_', 'a_b%', '_b', 'Über-Str', 'straße', 'ße c', 'ß', 'é-😀', '😀😀x', 'aaaaaa', 'alpha-one-', 'ha-t', '424', '4242', '-4242',
   ];
 
   test('after creates, batch creates and copies', async () => {
@@ -53,6 +53,7 @@ eachDatabase('gateway keyword search index', (v) => {
     await c({ name: 'beta x"y 50% a_b' });
     await c({ name: 'CAFE-zz', base_url: 'https://cafe.example.com' });
     await c({ name: 'Über-Straße café-😀😀x', tag: 'aaaaaaa' });
+    await c({ name: 'n-4242', base_url: 'https://h4242.example' });
     await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, models: 'm1', name: 'ghost', tag: 'Red-Team', key: 'sk-a\nsk-b' } });
     const id = (await found('alpha-one'))[0]!;
     assert.equal((await root.post(`/api/channel/copy/${id}?suffix=-copy`)).status, 200);

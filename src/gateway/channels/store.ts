@@ -131,9 +131,16 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
         eb(folded(sql`base_url`), 'like', like),
         eb(folded(sql`coalesce(tag, '')`), 'like', like),
       ]);
+      if (!/^\d{1,15}$/.test(kw)) return text;
       const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid from channels_fts where channels_fts match ${fts})`), text]) : text;
-      return /^\d{1,15}$/.test(kw) ? eb.or([eb('id', '=', Number(kw)), matched]) : matched;
+      return eb.or([eb('id', '=', Number(kw)), matched]);
     });
+    // Unless the keyword may also be an id, the index's matches drive the query (a join: no list of
+    // them to build first, as an IN would).
+    if (fts && !/^\d{1,15}$/.test(kw)) {
+      const hits = sql<{ fts_id: number }>`(select rowid as fts_id from channels_fts where channels_fts match ${fts})`.as('fts');
+      q = q.innerJoin(hits, (j) => j.onRef('fts.fts_id', '=', 'channels.id')) as unknown as typeof q;
+    }
   }
   return q;
 }
