@@ -106,6 +106,28 @@ eachDatabase('gateway keyword search index', (v) => {
     assert.deepEqual(await found('zqjcommonprefix'), []);
   });
 
+  test('SQLite: a keyword in a large part of the channels is checked on every row instead', { skip: v.name !== 'sqlite' }, async () => {
+    for (let i = 0; i < 40; i++) {
+      const r = await root.post('/api/channel/', { mode: 'single', channel: { type: 1 + (i % 2), models: 'm1', key: 'sk-broad', name: `everywhere-${i}`, priority: i % 3 } });
+      assert.equal(r.status, 200, r.text);
+    }
+    assert.equal(await keywordIndexQuery(s.ctx.db, 'everywhere'), undefined);
+    assert.equal(await keywordIndexQuery(s.ctx.db, 'everywhere-7'), '"re-7"');
+    for (const keyword of ['everywhere', 'EVERYWHERE-1', 'where-3']) {
+      const want = await expected(keyword);
+      assert.deepEqual(await found(keyword), want, keyword);
+      for (const sort of ['priority', 'id', 'name', 'balance']) {
+        const seen: number[] = [];
+        for (let p = 1; p <= Math.ceil(want.length / 7) + 1; p++) {
+          const r = await root.get(`/api/channel/search?keyword=${keyword}&page_size=7&p=${p}&sort_by=${sort}`);
+          assert.equal(r.json.data.total, want.length);
+          seen.push(...r.json.data.items.map((c: any) => Number(c.id)));
+        }
+        assert.deepEqual(seen.sort((a, b) => a - b), want, `${keyword} by ${sort}`);
+      }
+    }
+  });
+
   test('PostgreSQL: the trigram indexes exist when pg_trgm is available', { skip: v.name !== 'postgres' }, async () => {
     const ext = await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'pg_trgm'`.execute(s.ctx.db);
     const idx = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where tablename = 'channels' and indexname like '%_trgm' and schemaname = current_schema()`.execute(s.ctx.db);
