@@ -11,7 +11,7 @@ const INFO_AT = PUBLIC_COLUMNS.indexOf('channel_info');
 /**
  * balance is the one REAL column: SQLite's JSON writes a whole REAL as 5.0 where JSON.stringify writes 5,
  * and infinity as 9.0e+999 where JSON.stringify writes null. Whole values are passed as integers (exact
- * below 1e15), infinities as NULL; other values keep SQLite's shortest round-trip form (the same number).
+ * below 1e15), infinities as NULL; other values keep SQLite's form, which reads back as the same double.
  */
 const BALANCE = `case when abs("balance") < 1e15 and "balance" = cast("balance" as integer) then cast("balance" as integer)
   when abs("balance") <= 1.7976931348623157e308 then "balance" end`;

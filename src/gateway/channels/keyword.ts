@@ -3,7 +3,7 @@ import { TtlCache } from '../../kit/cache/ttl-cache.js';
 import type { Db } from './store.js';
 
 /** FTS5 phrase of a text: the trigram index finds channels whose columns contain it (any case). */
-export function ftsPhrase(text: string) {
+function ftsPhrase(text: string) {
   return '"' + text.replace(/"/g, '""') + '"';
 }
 
