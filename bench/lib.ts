@@ -69,10 +69,28 @@ function cannon(c: CannonCase, seconds: number, onFailure: () => void): Promise<
 /** Warms the path up (discarded), then measures it for LOAD.seconds. */
 export async function measure(c: CannonCase): Promise<Figures> {
   if (LOAD.warmupSeconds > 0) await cannon(c, LOAD.warmupSeconds, () => {});
+  return measureFor(c, LOAD.seconds);
+}
+
+/** One measurement of `seconds`, without warm-up. */
+export async function measureFor(c: CannonCase, seconds: number): Promise<Figures> {
   let failed = 0;
-  const r = await cannon(c, LOAD.seconds, () => failed++);
+  const r = await cannon(c, seconds, () => failed++);
   const total = r.requests.total;
   return { name: c.name, rps: total / r.duration, p50: r.latency.p50, p99: r.latency.p99, failed: failed + r.errors + r.timeouts, total };
+}
+
+/** Joins measurements of equal length of one case: overall req/s, the median p50, the worst p99. */
+export function combine(parts: Figures[]): Figures {
+  const p50s = parts.map((f) => f.p50).sort((a, b) => a - b);
+  return {
+    name: parts[0]!.name,
+    rps: parts.reduce((n, f) => n + f.rps, 0) / parts.length,
+    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p99: Math.max(...parts.map((f) => f.p99)),
+    failed: parts.reduce((n, f) => n + f.failed, 0),
+    total: parts.reduce((n, f) => n + f.total, 0),
+  };
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });

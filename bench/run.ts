@@ -55,7 +55,7 @@ async function main() {
   console.log(row(floor, baseline, 'hand-written: no logs, hooks or metrics; see bench/server.ts'));
   console.log(row(acc.read, baseline, `target ≥ ${TARGET_READ}× bare: ${met(readRatio >= TARGET_READ)}`));
   console.log(row(acc.refresh, baseline));
-  console.log(row(acc.argon2, baseline, 'in-process, no HTTP'));
+  console.log(row(acc.argon2, baseline, 'in-process, no HTTP; alternating with login'));
   console.log(row(acc.login, baseline, `${loginRatio.toFixed(3)}× raw argon2id; target ≥ ${TARGET_LOGIN}: ${met(loginRatio >= TARGET_LOGIN)}`));
 
   // Measured again last: how far the shared machine drifted during the run.
