@@ -36,7 +36,9 @@ export async function openDatabase<DB>(url: string, opts: { poolSize?: number } 
     handle.pragma('busy_timeout = 5000');
     handle.pragma('synchronous = NORMAL');
     handle.pragma('foreign_keys = ON');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(handle) }) });
+    const statements = cachingStatements(handle);
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+    sqliteHandles.set(db, statements);
     return {
       db,
       dialect: 'sqlite',
@@ -80,6 +82,16 @@ export async function openDatabase<DB>(url: string, opts: { poolSize?: number } 
     };
   }
   throw new Error('database URL: only sqlite:// and postgres:// are supported');
+}
+
+const sqliteHandles = new WeakMap<object, SQLite.Database>();
+
+/**
+ * The better-sqlite3 handle (with its statement cache) behind a Kysely instance made by openDatabase; undefined
+ * for PostgreSQL and for transactions (a Transaction is a different instance).
+ */
+export function sqliteHandleOf(db: object): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
 }
 
 const STATEMENT_CACHE_SIZE = 500;

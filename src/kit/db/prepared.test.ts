@@ -63,6 +63,25 @@ eachDatabase('prepared queries', (v) => {
     assert.equal(Number(none.numAffectedRows), 0);
   });
 
+  test('a read never sees the uncommitted writes of a transaction in progress', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const trx = database.db.transaction().execute(async (t) => {
+      await t.insertInto('items').values({ owner: 9, status: 'active', n: 1 }).execute();
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    let answered: number[] | undefined;
+    const read = byOwner(database.db, 9, 0).then((r) => (answered = r.rows.map((x) => x.n)));
+    await new Promise((r) => setTimeout(r, 20));
+    // SQLite has one connection: the read waits for the transaction; PostgreSQL answers from another one.
+    if (answered !== undefined) assert.deepEqual(answered, [], 'answered while the transaction was open');
+    release();
+    await trx;
+    await read;
+    assert.deepEqual((await byOwner(database.db, 9, 0)).rows.map((x) => x.n), [1]);
+  });
+
   test('refuses an argument that does not come out as a parameter of its own', async () => {
     const inList = prepared((db: Kysely<T>, id: number) => db.selectFrom('items').selectAll().where('id', 'in', [id, id]));
     await assert.doesNotReject(inList(database.db, 1), 'an in-list of stand-ins still binds each one');
