@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { prepared } from '../../kit/db/prepared.js';
 import type { AccountDB } from '../db.js';
 
 export interface PasskeyCredentialsTable {
@@ -23,10 +24,13 @@ declare module '../db.js' {
 export type PasskeyRow = Selectable<PasskeyCredentialsTable>;
 type Db = Kysely<AccountDB> | Transaction<AccountDB>;
 
+// Read on every password login (does the user have a passkey?), compiled once (see prepared()).
+const byUser = prepared((db: Db, userId: number) => db.selectFrom('passkey_credentials').selectAll().where('user_id', '=', userId));
+
 /** SQL for passkey credentials (one per user, as in the reference). */
 export const passkeyStore = {
-  byUser(db: Db, userId: number) {
-    return db.selectFrom('passkey_credentials').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  async byUser(db: Db, userId: number): Promise<PasskeyRow | undefined> {
+    return (await byUser(db, userId)).rows[0];
   },
 
   byCredentialId(db: Db, credentialId: string) {

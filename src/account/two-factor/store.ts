@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { prepared } from '../../kit/db/prepared.js';
 import type { DialectName } from '../../kit/db/index.js';
 import type { AccountDB } from '../db.js';
 
@@ -30,12 +31,14 @@ declare module '../db.js' {
 export type TwoFactorRow = Selectable<TwoFactorTable>;
 type Db = Kysely<AccountDB> | Transaction<AccountDB>;
 
+// Read on every password login (does the user have a second factor?), compiled once (see prepared()).
+const byUser = prepared((db: Db, userId: number) => db.selectFrom('two_factor').selectAll().where('user_id', '=', userId));
+
 /** SQL for the TOTP factor and its backup codes. */
 export const twoFactorStore = {
-  byUser(db: Db, userId: number, lock?: DialectName) {
-    let q = db.selectFrom('two_factor').selectAll().where('user_id', '=', userId);
-    if (lock === 'postgres') q = q.forUpdate();
-    return q.executeTakeFirst();
+  async byUser(db: Db, userId: number, lock?: DialectName): Promise<TwoFactorRow | undefined> {
+    if (lock === 'postgres') return db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst();
+    return (await byUser(db, userId)).rows[0];
   },
 
   async insert(db: Db, userId: number, secretSealed: string, lastStep: number, now: number) {
