@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
-import { getChannel, pageChannels, SORTABLE, type ListFilter } from '../../src/gateway/channels/store.js';
+import { getChannel, pageQuery, SORTABLE, type ListFilter } from '../../src/gateway/channels/store.js';
 import { view } from '../../src/gateway/channels/service.js';
 
 /**
@@ -81,8 +81,9 @@ eachDatabase('gateway list items equal view(row)', (v) => {
       for (const by of SORTABLE) {
         for (const dir of ['asc', 'desc'] as const) {
           for (const [limit, offset] of [[5, 0], [5, n - 5], [4, n - 2], [3, Math.floor(n / 2)], [7, n], [7, n + 3], [100, 0], [1, n - 1]] as const) {
-            const ahead = (await pageChannels(s.ctx.db, f, { by, dir }, limit, offset)).map((c) => c.id);
-            const back = (await pageChannels(s.ctx.db, f, { by, dir }, limit, offset, true)).map((c) => c.id);
+            const page = async (fromEnd: boolean) =>
+              (await pageQuery(s.ctx.db, f, { by, dir }, limit, offset, fromEnd).select('id').execute()).map((c) => c.id);
+            const [ahead, back] = [await page(false), await page(true)];
             assert.deepEqual(back, ahead, JSON.stringify({ f, by, dir, limit, offset }));
           }
         }

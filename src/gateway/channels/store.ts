@@ -194,10 +194,6 @@ export function pageQuery(db: Db, f: ListFilter, sort: Sort, limit: number, offs
   return ordered(db.selectFrom('channels').where('id', 'in', ids), sort);
 }
 
-export async function pageChannels(db: Db, f: ListFilter, sort: Sort, limit: number, offset: number, fromEnd = false) {
-  return (await pageQuery(db, f, sort, limit, offset, fromEnd).select([...PUBLIC_COLUMNS]).execute()) as PublicChannel[];
-}
-
 /**
  * Tag mode: pages over distinct non-empty tags; the query (without its select list) of every matching
  * channel of those tags, or null when the page has no tags.
