@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Migration, Migrator, type MigrationProvider } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { attachReadThread, ReadThread } from './read-thread.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -21,13 +22,22 @@ export interface Database<DB> {
 pg.types.setTypeParser(20, (v: string) => Number(v));
 pg.types.setTypeParser(1700, (v: string) => Number(v));
 
+export interface OpenOptions {
+  /** PostgreSQL: connections in the pool (default 10). */
+  poolSize?: number;
+  /** SQLite file: a worker thread with its own connection serves readOffThread() (read-thread.ts). */
+  readThread?: boolean;
+  /** SQLite: page cache of each connection in MB (SQLite's default is 2 MB). */
+  sqliteCacheMb?: number;
+}
+
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * Opens a database from a URL: sqlite:///abs/path, sqlite://relative/path, sqlite://:memory: or
  * postgres://… (optional ?schema=NAME to keep tables in their own schema, created when missing).
  */
-export async function openDatabase<DB>(url: string, opts: { poolSize?: number } = {}): Promise<Database<DB>> {
+export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Promise<Database<DB>> {
   if (url.startsWith('sqlite://')) {
     const file = url.slice('sqlite://'.length);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -36,13 +46,20 @@ export async function openDatabase<DB>(url: string, opts: { poolSize?: number } 
     handle.pragma('busy_timeout = 5000');
     handle.pragma('synchronous = NORMAL');
     handle.pragma('foreign_keys = ON');
+    const cacheKib = opts.sqliteCacheMb ? opts.sqliteCacheMb * 1024 : undefined;
+    if (cacheKib) handle.pragma(`cache_size = -${cacheKib}`);
     const statements = cachingStatements(handle);
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
     sqliteHandles.set(db, statements);
+    const thread = opts.readThread && file !== ':memory:' ? new ReadThread(path.resolve(file), cacheKib) : undefined;
+    if (thread) attachReadThread(db, thread);
     return {
       db,
       dialect: 'sqlite',
-      close: () => db.destroy(),
+      close: async () => {
+        await thread?.close();
+        await db.destroy();
+      },
       ping: async () => {
         handle.prepare('select 1').get();
       },
