@@ -137,6 +137,7 @@ export function loadConfig(env: Env = process.env) {
       retryTimes: int(env, 'GATEWAY_RETRY_TIMES', 0, 0, 10),
       idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
       sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
+      sqliteReadThread: bool(env, 'GATEWAY_SQLITE_READ_THREAD', true),
     },
     edge: {
       host: str(env, 'EDGE_HOST', '127.0.0.1'),

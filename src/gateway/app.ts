@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { ensureRoutingIndex } from './channels/store.js';
 import type { Config } from '../config/index.js';
 import { migrate, openDatabase, type Database } from '../kit/db/index.js';
@@ -36,11 +35,13 @@ async function installationId(database: Database<GatewayDB>): Promise<string> {
 
 /** Opens the gateway database (migrated) and builds its services; used by the app and the CLI. */
 export async function createGatewayContext(config: Config, runtime: Runtime) {
-  const database = await openDatabase<GatewayDB>(config.gateway.databaseUrl);
+  // The abilities index runs to millions of rows: SQLite's default 2 MB page cache would make every
+  // index insert of a rebuild a page reload. Channel pages, searches and counts run on a read thread.
+  const database = await openDatabase<GatewayDB>(config.gateway.databaseUrl, {
+    sqliteCacheMb: config.gateway.sqliteCacheMb,
+    readThread: config.gateway.sqliteReadThread,
+  });
   await migrate(database, 'gateway', gatewayMigrations(database.dialect));
-  // The abilities index runs to millions of rows; SQLite's default 2 MB page cache makes every index
-  // insert of a rebuild a page reload.
-  if (database.dialect === 'sqlite') await sql`pragma cache_size = -${sql.lit(config.gateway.sqliteCacheMb * 1024)}`.execute(database.db);
   await ensureRoutingIndex(database.db);
   const ctx: GatewayContext = {
     config,

@@ -109,7 +109,8 @@ eachDatabase('gateway channels', (v) => {
     const vip = (await admin.get('/api/channel/?group=vip&page_size=100')).json.data;
     assert.ok(vip.items.every((c: any) => c.group.split(',').includes('vip')) && vip.total > 0);
     await root.post('/api/channel/', { mode: 'single', channel: { type: 8, name: 'under', models: 'x', group: 'free_tier,b%c', key: 'k-under' } });
-    for (const g of ['free_tier', 'b%25c']) {
+    // Like every other list filter, the group matches ignoring ASCII case on both databases.
+    for (const g of ['free_tier', 'b%25c', 'FREE_Tier', 'B%25C']) {
       const r = (await admin.get(`/api/channel/?group=${g}`)).json.data;
       assert.deepEqual(r.items.map((c: any) => c.name), ['under'], g);
     }

@@ -1,4 +1,5 @@
 import { sql, SqliteAdapter, type SelectQueryBuilder } from 'kysely';
+import { readOffThread } from '../../kit/db/read-thread.js';
 import { RawJson } from '../../kit/http/envelope.js';
 import type { GatewayDB } from '../db.js';
 import { publicInfo, view } from './service.js';
@@ -27,15 +28,18 @@ const TAIL = sql.raw(jsonObject(PUBLIC_COLUMNS.slice(INFO_AT + 1), `, 'key', ''`
 
 /**
  * The JSON array of view(row) for every row the query selects, in its order. On SQLite the database
- * writes each row's JSON (no row objects to build and serialise); PostgreSQL serialises view() rows.
+ * writes each row's JSON (no row objects to build and serialise), on the read thread when `heavy` (a
+ * query that may scan or sort many rows; a cheap one costs less than the thread's round trip);
+ * PostgreSQL serialises view() rows.
  */
-export async function itemsJson(db: Db, q: RowsQuery | null): Promise<RawJson> {
+export async function itemsJson(db: Db, q: RowsQuery | null, heavy: boolean): Promise<RawJson> {
   if (!q) return new RawJson('[]');
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) {
     const rows = (await q.select([...PUBLIC_COLUMNS]).execute()) as PublicChannel[];
     return new RawJson(JSON.stringify(rows.map(view)));
   }
-  const rows = await q.select([sql<string>`${HEAD}`.as('h'), 'channel_info', sql<string>`${TAIL}`.as('t')]).execute();
+  const query = q.select([sql<string>`${HEAD}`.as('h'), 'channel_info', sql<string>`${TAIL}`.as('t')]);
+  const rows = heavy ? await readOffThread(db, query) : await query.execute();
   const infos = new Map<string, string>();
   let out = '[';
   for (let i = 0; i < rows.length; i++) {

@@ -1,4 +1,5 @@
 import { sql, SqliteAdapter } from 'kysely';
+import { readOffThread } from '../../kit/db/read-thread.js';
 import { TtlCache } from '../../kit/cache/ttl-cache.js';
 import type { Db } from './store.js';
 
@@ -21,8 +22,8 @@ async function frequency(db: Db, trigram: string): Promise<number> {
   const term = trigram.toLowerCase();
   let n = cache.get(term);
   if (n === undefined) {
-    const r = await sql<{ doc: number }>`select doc from channels_fts_vocab where term = ${term}`.execute(db);
-    cache.set(term, (n = Number(r.rows[0]?.doc ?? 0)));
+    const [r] = await readOffThread(db, sql<{ doc: number }>`select doc from channels_fts_vocab where term = ${term}`);
+    cache.set(term, (n = Number(r?.doc ?? 0)));
   }
   return n;
 }

@@ -9,13 +9,16 @@ import { once } from '../idempotency.js';
 import { KEY_READ_SCOPE, type ProofService } from '../staff/proofs.js';
 import type { ChannelService } from './service.js';
 import { ChannelFields, IdParams, Ids, ListQuery } from './schemas.js';
-import { TtlCache } from '../../kit/cache/ttl-cache.js';
-import { countChannels, countTags, pageQuery, SORTABLE, tagPageQuery, typeCounts, type ListFilter, type SortBy } from './store.js';
+import { RefreshingCache } from '../../kit/cache/refreshing-cache.js';
+import { countChannels, countTags, keyPrioritiesExact, pageQuery, SORTABLE, tagPageQuery, typeCounts, type ListFilter, type SortBy } from './store.js';
 import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
 import { itemsJson } from './items-json.js';
 import { keywordIndexQuery } from './keyword.js';
 
 type Query = Static<typeof ListQuery>;
+
+/** Orders an index of channels walks (migrations 0001 and 0005); the others sort every matching row. */
+const INDEXED_SORTS = new Set<SortBy>(['id', 'priority', 'name']);
 
 function filterOf(q: Query, search: boolean): ListFilter {
   const status = q.status === 'enabled' || q.status === '1' ? 'enabled' : q.status === 'disabled' || q.status === '0' ? 'disabled' : undefined;
@@ -40,23 +43,31 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
   const pageSize = Math.min(100, requested < 1 ? (search ? 20 : 10) : requested);
   const f = filterOf(q, search);
   if (f.keyword) f.keywordMatch = await keywordIndexQuery(ctx.db, f.keyword);
+  if (f.keywordMatch) f.keywordOrdered = await keyPrioritiesExact(ctx.db);
   const offset = (page - 1) * pageSize;
   const counts = await cachedCounts(ctx, f, !!q.tag_mode);
   // The cached total (maybe stale) only chooses the cheaper end to count the offset from.
   const fromEnd = offset > counts.total / 2;
-  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sortOf(q), pageSize, offset, fromEnd);
-  const items = await itemsJson(ctx.db, rows);
+  const sort = sortOf(q);
+  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sort, pageSize, offset, fromEnd);
+  // An unfiltered page in an indexed order walks only index entries up to its offset (from the nearer
+  // end); anything else may scan or sort many rows.
+  const cheap = !q.tag_mode && INDEXED_SORTS.has(sort.by) && Object.values(f).every((v) => v === undefined);
+  const items = await itemsJson(ctx.db, rows, !cheap);
   // The items arrive as JSON text: the body is written here and sent as is.
   reply.type('application/json; charset=utf-8');
   return jsonWithRaw(ok({ items, total: counts.total, page, page_size: pageSize, type_counts: counts.type_counts }));
 }
 
 /**
- * Totals and per-type counts scan every matching row, so they are kept for COUNT_CACHE_MS per filter and
- * dropped whenever this instance writes a channel (another instance's writes show within that time).
+ * Totals and per-type counts scan every matching row, so they are computed at most once per
+ * COUNT_FRESH_MS per filter; for another COUNT_FRESH_MS the last counts are still answered while new
+ * ones are computed in the background, so a listing rarely waits for them. Dropped whenever this
+ * instance writes a channel (another instance's writes show within 2 × COUNT_FRESH_MS).
  */
-const COUNT_CACHE_MS = 2000;
-const countCaches = new WeakMap<GatewayContext, TtlCache<string, { total: number; type_counts: Record<string, number> }>>();
+const COUNT_FRESH_MS = 2000;
+type Counts = { total: number; type_counts: Record<string, number> };
+const countCaches = new WeakMap<GatewayContext, RefreshingCache<string, Counts>>();
 
 function sum(values: number[]) {
   return values.reduce((a, b) => a + b, 0);
@@ -66,18 +77,16 @@ export function clearCountCache(ctx: GatewayContext) {
   countCaches.get(ctx)?.clear();
 }
 
-async function cachedCounts(ctx: GatewayContext, f: ListFilter, tagMode: boolean) {
+function cachedCounts(ctx: GatewayContext, f: ListFilter, tagMode: boolean): Promise<Counts> {
   let cache = countCaches.get(ctx);
-  if (!cache) countCaches.set(ctx, (cache = new TtlCache(COUNT_CACHE_MS, 1000)));
+  if (!cache) countCaches.set(ctx, (cache = new RefreshingCache(COUNT_FRESH_MS, 2 * COUNT_FRESH_MS)));
   const key = JSON.stringify([f.status, f.type, f.group, f.keyword, f.model, tagMode]);
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const type_counts = await typeCounts(ctx.db, f);
-  // Without a type filter the per-type counts add up to the total: no second pass over the rows.
-  const total = tagMode ? await countTags(ctx.db, f) : f.type === undefined ? sum(Object.values(type_counts)) : await countChannels(ctx.db, f);
-  const value = { total, type_counts };
-  cache.set(key, value);
-  return value;
+  return cache.get(key, async () => {
+    const type_counts = await typeCounts(ctx.db, f);
+    // Without a type filter the per-type counts add up to the total: no second pass over the rows.
+    const total = tagMode ? await countTags(ctx.db, f) : f.type === undefined ? sum(Object.values(type_counts)) : await countChannels(ctx.db, f);
+    return { total, type_counts };
+  });
 }
 
 export function channelRoutes(ctx: GatewayContext, channels: ChannelService, proofs: ProofService) {

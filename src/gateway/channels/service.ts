@@ -3,7 +3,7 @@ import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
-import { deleteChannels, getChannel, insertChannel, lockable, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
+import { deleteChannels, getChannel, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
 import { WRITABLE_COLUMNS, normalizeJson, validateChannel, type ChannelInput } from './validate.js';
 
@@ -262,8 +262,6 @@ export class ChannelService {
   }
 
   async models(enabledOnly: boolean): Promise<string[]> {
-    let q = this.ctx.db.selectFrom('abilities').select('model').distinct().orderBy('model');
-    if (enabledOnly) q = q.where('enabled', '=', 1);
-    return (await q.execute()).map((r) => r.model);
+    return modelNames(this.ctx.db, enabledOnly);
   }
 }

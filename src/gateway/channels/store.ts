@@ -1,4 +1,5 @@
 import { sql, SqliteAdapter, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { readOffThread } from '../../kit/db/read-thread.js';
 import type { AbilityTable, ChannelTable, GatewayDB } from '../db.js';
 import { splitList, STATUS } from './types.js';
 
@@ -93,6 +94,13 @@ export async function deleteChannels(db: Db, ids: number[], lock: boolean, onlyS
   return n;
 }
 
+/** Distinct models of the abilities index (a scan of millions of rows in a large installation). */
+export async function modelNames(db: Db, enabledOnly: boolean): Promise<string[]> {
+  let q = db.selectFrom('abilities').select('model').distinct().orderBy('model');
+  if (enabledOnly) q = q.where('enabled', '=', 1);
+  return (await readOffThread(db, q)).map((r) => r.model);
+}
+
 export interface ListFilter {
   status?: 'enabled' | 'disabled';
   type?: number;
@@ -100,6 +108,8 @@ export interface ListFilter {
   keyword?: string;
   /** SQLite: the FTS5 query narrowing the keyword's candidates (keywordIndexQuery); none: a plain scan. */
   keywordMatch?: string;
+  /** SQLite: every channel's priority is inside the index key's range, so its rowids follow the default order. */
+  keywordOrdered?: boolean;
   model?: string;
 }
 
@@ -115,7 +125,7 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
   if (f.status === 'enabled') q = q.where('status', '=', STATUS.enabled);
   if (f.status === 'disabled') q = q.where('status', '!=', STATUS.enabled);
   if (withType && f.type !== undefined) q = q.where('type', '=', f.type);
-  if (f.group) q = q.where(sql<string>`',' || ${sql.ref('group')} || ','`, 'like', sql<string>`${likeEscape(`,${f.group},`)} escape '\\'`);
+  if (f.group) q = q.where(folded(sql`',' || ${sql.ref('group')} || ','`), 'like', sql`${folded(sql`${likeEscape(`,${f.group},`)}`)} escape '\\'`);
   if (f.model) q = q.where(folded(sql`models`), 'like', sql`${folded(sql`${likeEscape(f.model)}`)} escape '\\'`);
   if (f.keyword) {
     const kw = f.keyword;
@@ -131,25 +141,44 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
         eb(folded(sql`base_url`), 'like', like),
         eb(folded(sql`coalesce(tag, '')`), 'like', like),
       ]);
-      if (!/^\d{1,15}$/.test(kw)) return text;
-      const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid from channels_fts where channels_fts match ${fts})`), text]) : text;
+      if (!mayBeId(kw)) return text;
+      const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid & ${sql.lit(ID_BITS)} from channels_fts where channels_fts match ${fts})`), text]) : text;
       return eb.or([eb('id', '=', Number(kw)), matched]);
     });
     // Unless the keyword may also be an id, the index's matches drive the query (a join: no list of
     // them to build first, as an IN would).
-    if (fts && !/^\d{1,15}$/.test(kw)) {
-      const hits = sql<{ fts_id: number }>`(select rowid as fts_id from channels_fts where channels_fts match ${fts})`.as('fts');
+    if (usesKeywordJoin(f)) {
+      const hits = sql<{ fts_id: number }>`(select rowid as fts_key, rowid & ${sql.lit(ID_BITS)} as fts_id from channels_fts where channels_fts match ${fts})`.as('fts');
       q = q.innerJoin(hits, (j) => j.onRef('fts.fts_id', '=', 'channels.id')) as unknown as typeof q;
     }
   }
   return q;
 }
 
+/** The low 32 bits of a trigram index rowid: the channel id (migration 0008; the high bits are the priority). */
+const ID_BITS = 4294967295;
+/** Priorities the index key holds exactly (migration 0008 clamps others, whose order it then gets wrong). */
+const KEY_PRIORITY_RANGE = [-1073741824, 1073741823] as const;
+
+/** Whether every channel's priority is one the index key holds exactly (two index seeks). */
+export async function keyPrioritiesExact(db: Db): Promise<boolean> {
+  const [lo, hi] = KEY_PRIORITY_RANGE;
+  const r = await sql<{ ok: number }>`select coalesce((select min(priority) from channels) >= ${lo} and (select max(priority) from channels) <= ${hi}, 1) as ok`.execute(db);
+  return Number(r.rows[0]?.ok) === 1;
+}
+
+/** A keyword of digits also matches the channel with that id. */
+function mayBeId(keyword: string) {
+  return /^\d{1,15}$/.test(keyword);
+}
+
+/** Whether the trigram index's matches drive the query as a join (an id-like keyword matches outside them). */
+function usesKeywordJoin(f: ListFilter) {
+  return !!f.keywordMatch && !!f.keyword && !mayBeId(f.keyword);
+}
+
 export async function typeCounts(db: Db, f: ListFilter): Promise<Record<string, number>> {
-  const rows = await applyFilter(db, db.selectFrom('channels'), f, false)
-    .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('type')
-    .execute();
+  const rows = await readOffThread(db, applyFilter(db, db.selectFrom('channels'), f, false).select(['type', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('type'));
   return Object.fromEntries(rows.map((r) => [String(r.type), Number(r.n)]));
 }
 
@@ -157,7 +186,7 @@ export const SORTABLE = ['id', 'name', 'priority', 'balance', 'response_time', '
 export type SortBy = (typeof SORTABLE)[number];
 
 export async function countChannels(db: Db, f: ListFilter): Promise<number> {
-  const row = await applyFilter(db, db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const [row] = await readOffThread(db, applyFilter(db, db.selectFrom('channels'), f, true).select((eb) => eb.fn.countAll<number>().as('n')));
   return Number(row?.n ?? 0);
 }
 
@@ -182,7 +211,11 @@ function ordered<Q extends SelectQueryBuilder<GatewayDB, 'channels', any>>(q: Q,
 export function pageQuery(db: Db, f: ListFilter, sort: Sort, limit: number, offset: number, fromEnd = false) {
   const filtered = () => applyFilter(db, db.selectFrom('channels'), f, true);
   let ids;
-  if (fromEnd && db.getExecutor().adapter instanceof SqliteAdapter) {
+  if (!fromEnd && usesKeywordJoin(f) && f.keywordOrdered && sort.by === 'priority' && sort.dir === 'desc') {
+    // The trigram index's rowids follow this order: its matches are read from the top, and the walk
+    // stops once the page is full, instead of checking and sorting every match.
+    ids = filtered().select('id').orderBy(sql`fts.fts_key`, 'desc').limit(limit).offset(offset);
+  } else if (fromEnd && db.getExecutor().adapter instanceof SqliteAdapter) {
     const n = filtered().select((eb) => eb.fn.countAll<number>().as('n'));
     // max(0, …): a negative LIMIT would mean no limit at all.
     ids = ordered(filtered().select('id'), sort, true)
@@ -200,7 +233,7 @@ export function pageQuery(db: Db, f: ListFilter, sort: Sort, limit: number, offs
  */
 export async function tagPageQuery(db: Db, f: ListFilter, limit: number, offset: number) {
   const base = taggedBase(db, f);
-  const tags = (await base().select('tag').distinct().orderBy('tag').limit(limit).offset(offset).execute()).map((r) => r.tag!);
+  const tags = (await readOffThread(db, base().select('tag').distinct().orderBy('tag').limit(limit).offset(offset))).map((r) => r.tag!);
   return tags.length ? base().where('tag', 'in', tags).orderBy('tag').orderBy('priority', 'desc').orderBy('id', 'desc') : null;
 }
 
@@ -210,6 +243,6 @@ function taggedBase(db: Db, f: ListFilter) {
 
 export async function countTags(db: Db, f: ListFilter): Promise<number> {
   const base = taggedBase(db, f);
-  const row = await db.selectFrom(base().select('tag').distinct().as('t')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const [row] = await readOffThread(db, db.selectFrom(base().select('tag').distinct().as('t')).select((eb) => eb.fn.countAll<number>().as('n')));
   return Number(row?.n ?? 0);
 }

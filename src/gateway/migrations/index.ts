@@ -164,7 +164,44 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         if (dialect === 'sqlite') await sql`create virtual table channels_fts_vocab using fts5vocab(channels_fts, 'row')`.execute(db);
       },
     },
+    '0008_ordered_keyword_index': {
+      async up(db: Kysely<any>) {
+        if (dialect === 'sqlite') await sqliteOrderedKeywordIndex(db);
+      },
+    },
   };
+}
+
+/**
+ * Replaces the trigram index of 0006 by one whose rowids follow G01/G27's default order: rowid =
+ * priority × 2^32 + id (priority clamped to ±2^30, so the key fits 64 bits; ids must stay below 2^32), so
+ * a search in that order reads the index's matches from the top and stops after its page instead of
+ * reading, checking and sorting every match. The channel id is the rowid's low 32 bits. Contentless
+ * (the text lives in channels only); `contentless_delete` lets the triggers delete by rowid.
+ */
+async function sqliteOrderedKeywordIndex(db: Kysely<any>) {
+  for (const name of ['channels_fts_insert', 'channels_fts_delete', 'channels_fts_update']) await sql`drop trigger ${sql.id(name)}`.execute(db);
+  await sql`drop table channels_fts_vocab`.execute(db);
+  await sql`drop table channels_fts`.execute(db);
+  await sql`create virtual table channels_fts using fts5(name, base_url, tag, content='', contentless_delete=1, tokenize='trigram')`.execute(db);
+  const key = (row: string) => sql.raw(`max(-1073741824, min(1073741823, ${row}.priority)) * 4294967296 + ${row}.id`);
+  const tooLarge = sql`select raise(abort, 'channel ids above 4294967295 are not supported') where new.id > 4294967295;`;
+  await sql`create trigger channels_fts_insert after insert on channels begin
+    ${tooLarge}
+    insert into channels_fts(rowid, name, base_url, tag) values (${key('new')}, new.name, new.base_url, new.tag);
+  end`.execute(db);
+  await sql`create trigger channels_fts_delete after delete on channels begin
+    delete from channels_fts where rowid = ${key('old')};
+  end`.execute(db);
+  await sql`create trigger channels_fts_update after update of id, name, base_url, tag, priority on channels begin
+    ${tooLarge}
+    delete from channels_fts where rowid = ${key('old')};
+    insert into channels_fts(rowid, name, base_url, tag) values (${key('new')}, new.name, new.base_url, new.tag);
+  end`.execute(db);
+  const [big] = (await sql<{ id: number }>`select id from channels where id > 4294967295 limit 1`.execute(db)).rows;
+  if (big) throw new Error(`gateway migration 0008: channel id ${big.id} is above 4294967295, which the search index does not support`);
+  await sql`insert into channels_fts(rowid, name, base_url, tag) select ${key('channels')}, name, base_url, tag from channels`.execute(db);
+  await sql`create virtual table channels_fts_vocab using fts5vocab(channels_fts, 'row')`.execute(db);
 }
 
 /**
