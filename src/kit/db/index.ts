@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Migration, Migrator, type MigrationProvider } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Migration, Migrator, type MigrationProvider } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { attachReadThread, ReadThread } from './read-thread.js';
+import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -87,7 +88,7 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     pool.on('error', () => {
       /* a broken idle connection is dropped by the pool; queries report their own errors */
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     return {
       db,
       dialect: 'postgres',
