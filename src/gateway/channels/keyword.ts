@@ -1,4 +1,5 @@
 import { sql, SqliteAdapter } from 'kysely';
+import { prepared } from '../../kit/db/prepared.js';
 import { readOffThread } from '../../kit/db/read-thread.js';
 import { TtlCache } from '../../kit/cache/ttl-cache.js';
 import type { Db } from './store.js';
@@ -29,8 +30,10 @@ async function frequency(db: Db, trigram: string): Promise<number> {
 }
 
 /** An unfiltered count(*) reads only the page headers of the smallest index: cheap enough to ask each time. */
+const countAll = prepared((db: Db) => db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')));
+
 async function channelCount(db: Db): Promise<number> {
-  return Number((await sql<{ n: number }>`select count(*) as n from channels`.execute(db)).rows[0]?.n ?? 0);
+  return Number((await countAll(db)).rows[0]?.n ?? 0);
 }
 
 /**

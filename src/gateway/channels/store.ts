@@ -1,4 +1,5 @@
 import { sql, SqliteAdapter, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { prepared } from '../../kit/db/prepared.js';
 import { readOffThread } from '../../kit/db/read-thread.js';
 import type { AbilityTable, ChannelTable, GatewayDB } from '../db.js';
 import { splitList, STATUS } from './types.js';
@@ -160,11 +161,17 @@ const ID_BITS = 4294967295;
 /** Priorities the index key holds exactly (migration 0008 clamps others, whose order it then gets wrong). */
 const KEY_PRIORITY_RANGE = [-1073741824, 1073741823] as const;
 
+const priorityRange = prepared((db: Db) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('channels').select((e) => e.fn.min('priority').as('p')).as('lo'),
+    eb.selectFrom('channels').select((e) => e.fn.max('priority').as('p')).as('hi'),
+  ]),
+);
+
 /** Whether every channel's priority is one the index key holds exactly (two index seeks). */
 export async function keyPrioritiesExact(db: Db): Promise<boolean> {
-  const [lo, hi] = KEY_PRIORITY_RANGE;
-  const r = await sql<{ ok: number }>`select coalesce((select min(priority) from channels) >= ${lo} and (select max(priority) from channels) <= ${hi}, 1) as ok`.execute(db);
-  return Number(r.rows[0]?.ok) === 1;
+  const { lo, hi } = (await priorityRange(db)).rows[0]!;
+  return lo === null || (Number(lo) >= KEY_PRIORITY_RANGE[0] && Number(hi) <= KEY_PRIORITY_RANGE[1]);
 }
 
 /** A keyword of digits also matches the channel with that id. */
