@@ -1,6 +1,7 @@
 /**
  * A server process for `npm run bench`, started by bench/lib.ts startServer():
- *   bare     a Fastify hello-world JSON route (no logger, like fastify/benchmarks)
+ *   bare     a Fastify hello-world JSON route (no logger, like fastify/benchmarks), and /page-sized: a fixed
+ *            JSON body as large as a 100-channel gateway page
  *   floor    the least any implementation of the authenticated session list can do on this stack: Fastify
  *            without logging or hooks, a bearer looked up in a map (like a verified-token cache hit), one
  *            prepared better-sqlite3 query of the same shape as the real one, the envelope. Not a product
@@ -20,9 +21,16 @@ import { ROLE } from '../src/account/db.js';
 import { BENCH_USERS, FLOOR_TOKEN } from './users.js';
 
 
+/** A fixed JSON body the size of a 100-channel G01/G27 page (~88 kB), for the gateway's paced floor. */
+const PAGE_SIZED_BODY = JSON.stringify({
+  success: true,
+  data: { items: Array.from({ length: 100 }, (_, id) => ({ id, name: `channel-${id}`, models: Array.from({ length: 40 }, (_, m) => `model-${m}`).join(','), filler: 'x'.repeat(440) })) },
+});
+
 async function bare(): Promise<{ app: FastifyInstance; cleanup(): Promise<void> }> {
   const app = Fastify({ logger: false });
   app.get('/', async () => ({ hello: 'world' }));
+  app.get('/page-sized', (_req, reply) => reply.type('application/json; charset=utf-8').send(PAGE_SIZED_BODY));
   return { app, cleanup: async () => {} };
 }
 
