@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
-import { startAccount, type AccountServer } from '../helpers/account.js';
-import { authorize, startFakeOAuth2, startOidc } from '../helpers/oidc.js';
+import type { AccountServer } from '../helpers/account.js';
+import { authorize, startOAuthAccount } from '../helpers/oidc.js';
 import type { Browser } from '../helpers/http.js';
 import { bindingDb } from '../../src/account/bindings/store.js';
 
 eachDatabase('A05 / A01 verify intent and the oauth step-up method (A47, A48)', (v) => {
   let s: AccountServer;
-  let oidc: Awaited<ReturnType<typeof startOidc>>;
-  let gh: Awaited<ReturnType<typeof startFakeOAuth2>>;
+  let oidc: Awaited<ReturnType<typeof startOAuthAccount>>['oidc'];
+  let gh: Awaited<ReturnType<typeof startOAuthAccount>>['gh'];
   const secrets: string[] = [];
 
   /** Signs a new user up through OIDC login (no password) and returns a browser holding its session. */
@@ -55,29 +55,11 @@ eachDatabase('A05 / A01 verify intent and the oauth step-up method (A47, A48)', 
       ).n,
     );
 
+  let close = async () => {};
   before(async () => {
-    oidc = await startOidc();
-    gh = await startFakeOAuth2({ clientId: 'gh-client', clientSecret: 'gh-secret-value' });
-    s = await startAccount(v, {
-      env: {
-        OAUTH_ALLOW_INSECURE_HTTP: 'true',
-        OIDC_DISCOVERY_URL: oidc.issuer,
-        OIDC_CLIENT_ID: 'oidcclient',
-        OIDC_CLIENT_SECRET: 'oidc-secret-value',
-        OIDC_NAME: 'Example ID',
-        GITHUB_CLIENT_ID: 'gh-client',
-        GITHUB_CLIENT_SECRET: 'gh-secret-value',
-        GITHUB_OAUTH_BASE_URL: gh.base,
-        GITHUB_API_BASE_URL: gh.base,
-        SERVER_ADDRESS: 'http://dash.example.test',
-      },
-    });
+    ({ s, oidc, gh, close } = await startOAuthAccount(v, { OIDC_NAME: 'Example ID' }));
   });
-  after(async () => {
-    await s.close();
-    await oidc.stop();
-    await gh.close();
-  });
+  after(() => close());
 
   test('A48 offers oauth with the linked provider to an OAuth-only user; A47 oauth still needs the flow', async () => {
     const { b } = await oauthOnlyUser('sub-carol', 'carol');

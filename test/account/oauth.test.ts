@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
-import { authorize, startFakeOAuth2, startOidc } from '../helpers/oidc.js';
+import { authorize, startFakeOAuth2, startOAuthAccount } from '../helpers/oidc.js';
 import type { Browser } from '../helpers/http.js';
 
 async function proof(b: Browser, password: string, scope: string, context: unknown) {
@@ -13,8 +13,8 @@ async function proof(b: Browser, password: string, scope: string, context: unkno
 
 eachDatabase('A05 / A01 OAuth with a real OIDC provider and a GitHub-style fake', (v) => {
   let s: AccountServer;
-  let oidc: Awaited<ReturnType<typeof startOidc>>;
-  let gh: Awaited<ReturnType<typeof startFakeOAuth2>>;
+  let oidc: Awaited<ReturnType<typeof startOAuthAccount>>['oidc'];
+  let gh: Awaited<ReturnType<typeof startOAuthAccount>>['gh'];
 
   async function state(b: Browser, provider: string, intent = 'login', headers?: Record<string, string>, aff?: string) {
     const r = await b.post('/api/oauth/state', { provider, intent, ...(aff ? { aff } : {}) }, headers);
@@ -29,30 +29,13 @@ eachDatabase('A05 / A01 OAuth with a real OIDC provider and a GitHub-style fake'
     return b.get(`/api/oauth/${provider}?code=${back.get('code')}&state=${back.get('state')}`);
   }
 
+  let close = async () => {};
   before(async () => {
-    oidc = await startOidc();
-    gh = await startFakeOAuth2({ clientId: 'gh-client', clientSecret: 'gh-secret-value' });
-    s = await startAccount(v, {
-      env: {
-        OAUTH_ALLOW_INSECURE_HTTP: 'true',
-        OIDC_DISCOVERY_URL: oidc.issuer,
-        OIDC_CLIENT_ID: 'oidcclient',
-        OIDC_CLIENT_SECRET: 'oidc-secret-value',
-        GITHUB_CLIENT_ID: 'gh-client',
-        GITHUB_CLIENT_SECRET: 'gh-secret-value',
-        GITHUB_OAUTH_BASE_URL: gh.base,
-        GITHUB_API_BASE_URL: gh.base,
-        SERVER_ADDRESS: 'http://dash.example.test',
-      },
-    });
+    ({ s, oidc, gh, close } = await startOAuthAccount(v));
     await s.createUser('alice', 'alice password 1');
     await s.createUser('bob', 'bob password 12');
   });
-  after(async () => {
-    await s.close();
-    await oidc.stop();
-    await gh.close();
-  });
+  after(() => close());
 
   test('A05 gives a flow token that is the state of a PKCE authorization URL', async () => {
     const st = await state(s.browser(), 'oidc');

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import crypto from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
+import { startAccount } from './account.js';
+import type { Variant } from './services.js';
 
 /**
  * A real OpenID Connect provider on loopback (oauth2-mock-server: discovery, JWKS, authorize, token,
@@ -93,4 +95,44 @@ export async function startFakeOAuth2(opts: { clientId: string; clientSecret: st
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return { base, state, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/**
+ * An account server whose OIDC provider is a real one on loopback (startOidc) and whose GitHub is the
+ * OAuth2 fake (client `gh-client` / `gh-secret-value`; OIDC client `oidcclient` / `oidc-secret-value`).
+ * `env` adds or overrides settings. close() stops all three.
+ */
+export async function startOAuthAccount(variant: Variant, env: Record<string, string> = {}) {
+  const oidc = await startOidc();
+  const gh = await startFakeOAuth2({ clientId: 'gh-client', clientSecret: 'gh-secret-value' });
+  const stopPeers = async () => {
+    await oidc.stop();
+    await gh.close();
+  };
+  const s = await startAccount(variant, {
+    env: {
+      OAUTH_ALLOW_INSECURE_HTTP: 'true',
+      OIDC_DISCOVERY_URL: oidc.issuer,
+      OIDC_CLIENT_ID: 'oidcclient',
+      OIDC_CLIENT_SECRET: 'oidc-secret-value',
+      GITHUB_CLIENT_ID: 'gh-client',
+      GITHUB_CLIENT_SECRET: 'gh-secret-value',
+      GITHUB_OAUTH_BASE_URL: gh.base,
+      GITHUB_API_BASE_URL: gh.base,
+      SERVER_ADDRESS: 'http://dash.example.test',
+      ...env,
+    },
+  }).catch(async (e) => {
+    await stopPeers();
+    throw e;
+  });
+  return {
+    s,
+    oidc,
+    gh,
+    close: async () => {
+      await s.close();
+      await stopPeers();
+    },
+  };
 }
