@@ -1,4 +1,4 @@
-import { PostgresDialect, sql, type ColumnMetadata, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
+import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, PostgresDialect, sql, type ColumnMetadata, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
 
 interface ColumnRow {
   table: string;
@@ -42,7 +42,7 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
       order by c.relname, a.attnum`.execute(this.db);
     const tables = new Map<string, { name: string; schema: string; isView: boolean; columns: ColumnMetadata[] }>();
     for (const r of rows) {
-      if (!options.withInternalKyselyTables && /^kysely_migration(_lock)?$/.test(r.table)) continue;
+      if (!options.withInternalKyselyTables && (r.table === DEFAULT_MIGRATION_TABLE || r.table === DEFAULT_MIGRATION_LOCK_TABLE)) continue;
       let table = tables.get(r.table);
       if (!table) tables.set(r.table, (table = { name: r.table, schema: r.schema, isView: r.kind === 'v', columns: [] }));
       table.columns.push({
