@@ -24,7 +24,7 @@ import { BENCH_USERS, FLOOR_TOKEN } from './users.js';
 /** A fixed JSON body the size of a 100-channel G01/G27 page (~88 kB), for the gateway's paced floor. */
 const PAGE_SIZED_BODY = JSON.stringify({
   success: true,
-  data: { items: Array.from({ length: 100 }, (_, id) => ({ id, name: `channel-${id}`, models: Array.from({ length: 40 }, (_, m) => `model-${m}`).join(','), filler: 'x'.repeat(440) })) },
+  data: { items: Array.from({ length: 100 }, (_, id) => ({ id, name: `channel-${id}`, models: Array.from({ length: 40 }, (_, m) => `model-${m}`).join(','), filler: 'x'.repeat(475) })) },
 });
 
 async function bare(): Promise<{ app: FastifyInstance; cleanup(): Promise<void> }> {

@@ -2,6 +2,7 @@ import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, PostgresDialect,
 
 interface ColumnRow {
   table: string;
+  schema: string;
   kind: string;
   column: string;
   type: string;
@@ -27,7 +28,7 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
   }
 
   async getTables(options = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
-    const { rows } = await sql<ColumnRow & { schema: string }>`
+    const { rows } = await sql<ColumnRow>`
       select c.relname as "table", c.relkind as kind, ns.nspname as schema, a.attname as "column",
         t.typname as type, tns.nspname as type_schema, a.attnotnull as not_null, a.atthasdef as has_default,
         (a.attidentity <> '' or coalesce(pg_catalog.pg_get_expr(d.adbin, d.adrelid), '') like 'nextval(%') as auto_incrementing,
