@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { HEADER, LOAD, measure, row, startServer, type Figures } from './lib.js';
+import { HEADER, LOAD, measure, row, startServer, stealMeter, stealNote, type Figures } from './lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CHANNELS = Number(process.env.BENCH_GATEWAY_CHANNELS ?? 100_000);
@@ -120,7 +120,7 @@ function startGatewayChild(dataDir: string, seedIt: boolean): Promise<GatewayChi
 }
 
 /** Open-loop paced load (see RATE): Poisson arrivals, latency from the scheduled send time. */
-async function paced(name: string, url: string, headers: Record<string, string>, check: (status: number, body: string) => boolean): Promise<Figures> {
+export async function paced(name: string, url: string, headers: Record<string, string>, check: (status: number, body: string) => boolean): Promise<Figures> {
   const u = new URL(url);
   const pool = new Pool(u.origin, { connections: CONNECTIONS, pipelining: 1 });
   const rand = rng(7);
@@ -148,11 +148,13 @@ async function paced(name: string, url: string, headers: Record<string, string>,
     await Promise.all(pending);
   };
   await run(LOAD.warmupSeconds, false);
+  const steal = stealMeter();
   await run(PACED_SECONDS, true);
+  const stolen = steal();
   await pool.close();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
-  return { name, rps: latencies.length / PACED_SECONDS, p50: at(0.5), p99: at(0.99), failed, total: latencies.length };
+  return { name, rps: latencies.length / PACED_SECONDS, p50: at(0.5), p99: at(0.99), failed, total: latencies.length, steal: stolen };
 }
 
 /**
@@ -221,7 +223,7 @@ export async function gatewayBench(): Promise<string[]> {
       const after = await floor();
       const saturated = await measure({ name: `${c.name}, saturated`, url: s.url + c.path, headers: auth, check: ok, connections: CONNECTIONS });
       cases.push(open, saturated);
-      lines.push(row(open, bare.rps, `p99 target < ${TARGET_P99_MS} ms: ${open.p99 < TARGET_P99_MS ? 'MET' : 'MISSED'} (floor p99 right after: ${after.p99.toFixed(1)} ms)`));
+      lines.push(row(open, bare.rps, `p99 target < ${TARGET_P99_MS} ms: ${open.p99 < TARGET_P99_MS ? 'MET' : 'MISSED'} (floor p99 right after: ${[`${after.p99.toFixed(1)} ms`, stealNote(after.steal)].filter(Boolean).join(', ')})`));
       lines.push(row(saturated, bare.rps, 'throughput (not a target)'));
       lines.push(`${' '.repeat(4)}server CPU per request: ${(await cpuPerRequest(s, s.url + c.path, auth)).toFixed(2)} ms`);
     }

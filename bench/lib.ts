@@ -3,6 +3,7 @@
  * row format. bench/gateway.ts may import these to print rows in the same shape.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -24,6 +25,8 @@ export interface Figures {
   /** Responses that were not the expected success (non-2xx, or success:false where checked). */
   failed: number;
   total: number;
+  /** Share of all CPU time the hypervisor stole during the measurement (stealMeter), where known. */
+  steal?: number;
 }
 
 /** An autocannon request whose hooks are functions (not worker file paths). */
@@ -75,9 +78,10 @@ export async function measure(c: CannonCase): Promise<Figures> {
 /** One measurement of `seconds`, without warm-up. */
 export async function measureFor(c: CannonCase, seconds: number): Promise<Figures> {
   let failed = 0;
+  const steal = stealMeter();
   const r = await cannon(c, seconds, () => failed++);
   const total = r.requests.total;
-  return { name: c.name, rps: total / r.duration, p50: r.latency.p50, p99: r.latency.p99, failed: failed + r.errors + r.timeouts, total };
+  return { name: c.name, rps: total / r.duration, p50: r.latency.p50, p99: r.latency.p99, failed: failed + r.errors + r.timeouts, total, steal: steal() };
 }
 
 /** Joins measurements of equal length of one case: overall req/s, the median p50, the worst p99. */
@@ -90,17 +94,48 @@ export function combine(parts: Figures[]): Figures {
     p99: Math.max(...parts.map((f) => f.p99)),
     failed: parts.reduce((n, f) => n + f.failed, 0),
     total: parts.reduce((n, f) => n + f.total, 0),
+    steal: parts.every((f) => f.steal !== undefined) ? parts.reduce((n, f) => n + f.steal!, 0) / parts.length : undefined,
   };
+}
+
+/** The cpu line of /proc/stat: [steal, all] ticks since boot (undefined off Linux). */
+function cpuTicks(): [number, number] | undefined {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return [fields[7] ?? 0, fields.reduce((a, b) => a + b, 0)];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a meter of the CPU time the hypervisor gave to other guests ("steal") on this virtual machine;
+ * the returned function reads its share of all CPU time since then (undefined off Linux). A window in
+ * which the host steals a noticeable share says more about the host than about the code measured.
+ */
+export function stealMeter(): () => number | undefined {
+  const start = cpuTicks();
+  return () => {
+    const end = cpuTicks();
+    if (!start || !end || end[1] === start[1]) return undefined;
+    return (end[0] - start[0]) / (end[1] - start[1]);
+  };
+}
+
+/** "host steal 12 %", or nothing when unknown. */
+export function stealNote(share: number | undefined): string {
+  return share === undefined ? '' : `host steal ${(share * 100).toFixed(0)} %`;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export const HEADER = `${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'× bare'.padStart(7)}  notes`;
 
-/** One table row; `baseline` is the bare Fastify req/s of this run. */
+/** One table row; `baseline` is the bare Fastify req/s of this run. The host's steal ends the notes. */
 export function row(f: Figures, baseline: number, notes = ''): string {
   const extra = f.failed ? `${f.failed}/${f.total} FAILED ` : '';
-  return `${f.name.padEnd(44)} ${fmt(f.rps).padStart(9)} ${fmt(f.p50, 1).padStart(7)} ${fmt(f.p99, 1).padStart(7)} ${(f.rps / baseline).toFixed(3).padStart(7)}  ${extra}${notes}`;
+  const steal = stealNote(f.steal);
+  return `${f.name.padEnd(44)} ${fmt(f.rps).padStart(9)} ${fmt(f.p50, 1).padStart(7)} ${fmt(f.p99, 1).padStart(7)} ${(f.rps / baseline).toFixed(3).padStart(7)}  ${extra}${notes}${notes && steal ? '; ' : ''}${steal}`;
 }
 
 export interface ServerChild {
