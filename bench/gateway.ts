@@ -1,5 +1,6 @@
 /**
- * Gateway cases of `npm run bench` on a SQLite database seeded with BENCH_GATEWAY_CHANNELS channels
+ * Gateway cases of `npm run bench` on a SQLite database (or the PostgreSQL schema of
+ * BENCH_GATEWAY_DATABASE_URL, dropped before and after) seeded with BENCH_GATEWAY_CHANNELS channels
  * (default 100,000; mixed types, tags, groups, 1–50 models each): G18 full rebuild (which also builds the
  * abilities index the other cases read), G01 first and deep page, G27 keyword search (page_size 100), and
  * G02 batch create of 1,000 keys. The server runs in a child process (`bench/gateway.ts serve`).
@@ -9,11 +10,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { HEADER, LOAD, measure, row, startServer, stealMeter, stealNote, type Figures } from './lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CHANNELS = Number(process.env.BENCH_GATEWAY_CHANNELS ?? 100_000);
+/** A postgres://…?schema=NAME URL to measure PostgreSQL instead of SQLite; the schema is the bench's own. */
+const DATABASE_URL = process.env.BENCH_GATEWAY_DATABASE_URL;
 const TARGET_P99_MS = 20;
 const TARGET_FIX_S = 30;
 /**
@@ -39,7 +43,7 @@ async function serve() {
   const { createRuntime } = await import('../src/runtime.js');
   const { buildGatewayApp } = await import('../src/gateway/app.js');
   const dataDir = process.env.BENCH_GATEWAY_DIR!;
-  const config = loadConfig({ DATA_DIR: dataDir, GATEWAY_DATABASE_URL: `sqlite://${dataDir}/gateway.sqlite`, LOG_LEVEL: 'info' });
+  const config = loadConfig({ DATA_DIR: dataDir, GATEWAY_DATABASE_URL: DATABASE_URL ?? `sqlite://${dataDir}/gateway.sqlite`, LOG_LEVEL: 'info' });
   const runtime = createRuntime(config, fs.createWriteStream('/dev/null') as never);
   const { app, services, ctx } = await buildGatewayApp(config, runtime);
   const existing = await ctx.db.selectFrom('staff').select('id').where('name', '=', 'bench-root').executeTakeFirst();
@@ -181,8 +185,27 @@ async function timed(name: string, fn: () => Promise<Response>): Promise<{ ms: n
   return { ms: performance.now() - t, body };
 }
 
+/**
+ * Drops the bench's PostgreSQL schema (named by BENCH_GATEWAY_DATABASE_URL's required ?schema=), so every
+ * run seeds the same data into empty tables and leaves nothing behind.
+ */
+async function dropBenchSchema(url: string) {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema');
+  if (!schema || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('BENCH_GATEWAY_DATABASE_URL needs ?schema=NAME (a schema of its own, dropped before and after the run)');
+  u.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: u.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function gatewayBench(): Promise<string[]> {
-  const lines = [`gateway: SQLite, ${CHANNELS.toLocaleString('en-US')} channels (mixed types, tags, groups, 1–50 models each); p99 targets at ${RATE} req/s paced (Poisson, ≤ ${CONNECTIONS} connections, ${PACED_SECONDS} s measured)`];
+  if (DATABASE_URL) await dropBenchSchema(DATABASE_URL);
+  const lines = [`gateway: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${CHANNELS.toLocaleString('en-US')} channels (mixed types, tags, groups, 1–50 models each); p99 targets at ${RATE} req/s paced (Poisson, ≤ ${CONNECTIONS} connections, ${PACED_SECONDS} s measured)`];
   const bareServer = await startServer('bare');
   const bare = await measure({ name: 'bare Fastify hello-world JSON', url: `${bareServer.url}/` });
   // The paced harness on the same bare server, answering a fixed body as large as a 100-channel page: the
@@ -236,6 +259,7 @@ export async function gatewayBench(): Promise<string[]> {
     await bareServer.stop();
     await s.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    if (DATABASE_URL) await dropBenchSchema(DATABASE_URL);
   }
   return lines;
 }
