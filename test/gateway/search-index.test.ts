@@ -5,6 +5,7 @@ import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { applyFilter } from '../../src/gateway/channels/store.js';
 import { keywordIndexQuery } from '../../src/gateway/channels/keyword.js';
+import { TRIGRAM_PENDING_LIST_KB } from '../../src/gateway/migrations/index.js';
 
 /**
  * G27 keyword search runs through a trigram index (SQLite FTS5, PostgreSQL pg_trgm). Its results must stay
@@ -185,5 +186,13 @@ eachDatabase('gateway keyword search index', (v) => {
     const ext = await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'pg_trgm'`.execute(s.ctx.db);
     const idx = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where tablename = 'channels' and indexname like '%_trgm' and schemaname = current_schema()`.execute(s.ctx.db);
     assert.equal(idx.rows[0]!.n, ext.rows[0]!.n === 1 ? 3 : 0);
+  });
+
+  test('PostgreSQL: the trigram indexes keep short pending lists (migration 0009)', { skip: v.name !== 'postgres' }, async () => {
+    const rows = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class
+      where relname like 'channels_%_trgm' and relnamespace = current_schema()::regnamespace order by relname`.execute(s.ctx.db);
+    const ext = await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'pg_trgm'`.execute(s.ctx.db);
+    assert.equal(rows.rows.length, ext.rows[0]!.n === 1 ? 3 : 0);
+    for (const r of rows.rows) assert.deepEqual(r.reloptions, [`gin_pending_list_limit=${TRIGRAM_PENDING_LIST_KB}`], r.relname);
   });
 });
