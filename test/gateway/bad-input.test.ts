@@ -43,4 +43,53 @@ eachDatabase('gateway bad input never answers 5xx', (v) => {
     assert.ok(calls > 150, `${calls} calls`);
     assert.ok(!s.log.text().includes('"level":50'), 'an unhandled error was logged');
   });
+
+  async function channelCount() {
+    return Number((await s.ctx.db.selectFrom('channels').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  }
+
+  test('a NUL character in a body, query or path value: 400 INVALID_PARAMETERS, nothing written', async () => {
+    const before = await channelCount();
+    const id = (await s.ctx.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
+    const calls: [string, string, unknown?][] = [
+      ['POST', '/api/channel/', { mode: 'single', channel: { type: 1, name: 'a\u0000b', models: 'm', key: 'sk-x' } }],
+      ['POST', '/api/channel/', { mode: 'single', channel: { type: 1, name: 'n', models: 'm', key: 'sk-x', 'x\u0000': 1 } }],
+      ['PUT', '/api/channel/', { id, remark: '\u0000' }],
+      ['POST', '/api/channel/batch/tag', { ids: [id], tag: 't\u0000' }],
+      ['POST', `/api/channel/copy/${id}?suffix=%00`],
+      ['POST', '/api/prefill_group/', { name: 'g\u0000', type: 'model', items: [] }],
+      ['GET', '/api/channel/?group=a%00b'],
+      ['GET', '/api/channel/search?keyword=a%00b'],
+      ['GET', '/api/channel/search?model=a%00b'],
+      ['GET', '/api/channel/tag/models?tag=%00'],
+      ['GET', '/api/prefill_group/?type=%00'],
+    ];
+    for (const [method, path, body] of calls) {
+      const r = await root.request(method, path, body);
+      assert.equal(r.status, 400, `${method} ${path}: ${r.text}`);
+      assert.equal(r.json.code, 'INVALID_PARAMETERS', `${method} ${path}`);
+    }
+    assert.equal(await channelCount(), before);
+  });
+
+  test('text longer than its column: 400 CHANNEL_INVALID, nothing written', async () => {
+    const before = await channelCount();
+    const group = Array.from({ length: 6 }, (_, i) => `${i}`.padEnd(61, 'g')).join(',');
+    let r = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'long-group', models: 'm', key: 'sk-x', group } });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.code, 'CHANNEL_INVALID');
+    r = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'n'.repeat(255), models: 'm', key: 'sk-x', tag: 'long-tag' } });
+    assert.equal(r.status, 200, r.text);
+    const longName = (await s.ctx.db.selectFrom('channels').select('id').where('tag', '=', 'long-tag').executeTakeFirstOrThrow()).id;
+    r = await root.post(`/api/channel/copy/${longName}?suffix=_copy`);
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.code, 'CHANNEL_INVALID');
+    r = await root.put('/api/channel/tag', { tag: 'long-tag', new_tag: 'T'.repeat(400) });
+    assert.equal(r.status, 400, r.text);
+    r = await root.put('/api/channel/tag', { tag: 'long-tag', groups: group });
+    assert.equal(r.status, 400, r.text);
+    const row = await s.ctx.db.selectFrom('channels').select(['tag', 'group']).where('id', '=', longName).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { tag: 'long-tag', group: 'default' });
+    assert.equal(await channelCount(), before + 1);
+  });
 });

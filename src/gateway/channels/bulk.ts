@@ -5,7 +5,7 @@ import { nowSeconds } from '../db.js';
 import { sql } from 'kysely';
 import { abilityRows, ensureRoutingIndex, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
-import { normalizeJson } from './validate.js';
+import { normalizeJson, validateLength, validateLists } from './validate.js';
 import { splitList } from './types.js';
 
 export interface TagEdit {
@@ -65,10 +65,11 @@ export class BulkService {
     const tag = e.tag.trim();
     if (!tag) throw new AppError('CHANNEL_TAG_REQUIRED');
     for (const f of ['model_mapping', 'param_override', 'header_override'] as const) if (typeof e[f] === 'string') jsonOrEmpty(f, e[f]!);
-    for (const m of splitList(e.models)) if (m.length > 255) throw new AppError('CHANNEL_INVALID', { params: { detail: 'a model name is longer than 255 characters' } });
-    for (const g of splitList(e.groups)) if (g.length > 64) throw new AppError('CHANNEL_INVALID', { params: { detail: 'a group name is longer than 64 characters' } });
+    validateLists(e.models ?? undefined, e.groups ?? undefined);
+    const newTag = e.new_tag?.trim();
+    if (newTag) validateLength('tag', newTag);
     const set: Record<string, unknown> = {};
-    if (e.new_tag !== undefined && e.new_tag !== null && e.new_tag.trim()) set.tag = e.new_tag.trim();
+    if (newTag) set.tag = newTag;
     if (typeof e.priority === 'number') set.priority = e.priority;
     if (typeof e.weight === 'number') set.weight = e.weight;
     if (e.model_mapping?.trim()) set.model_mapping = e.model_mapping.trim();

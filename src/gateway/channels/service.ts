@@ -5,7 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { deleteChannels, getChannel, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
-import { WRITABLE_COLUMNS, normalizeJson, validateChannel, type ChannelInput } from './validate.js';
+import { WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
 
@@ -246,6 +246,7 @@ export class ChannelService {
     if (!src) throw new AppError('CHANNEL_NOT_FOUND');
     const { id: _id, ...rest } = src;
     const clone = { ...rest, name: src.name + suffix, created_time: nowSeconds(), test_time: 0, response_time: 0 };
+    validateLength('name', clone.name);
     if (resetBalance) Object.assign(clone, { balance: 0, used_quota: 0 });
     const newId = await insertChannel(trx, clone);
     await rebuildAbilities(trx, [{ ...clone, id: newId }]);

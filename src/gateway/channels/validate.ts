@@ -57,17 +57,28 @@ function jsonObject(field: string, v: string | null | undefined) {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) invalid(`${field} must be a JSON object`);
 }
 
+/** The limits of a models list and a groups list, as their columns hold them (also G29's). */
+export function validateLists(models: string | undefined, group: string | undefined) {
+  for (const m of splitList(models)) if (m.length > 255) invalid('a model name is longer than 255 characters');
+  if ((group ?? '').length > 255) invalid('group is longer than 255 characters');
+  for (const g of splitList(group)) if (g.length > 64) invalid('a group name is longer than 64 characters');
+}
+
+/** Checks the length of a tag or a name, as their columns hold them. */
+export function validateLength(field: 'name' | 'tag', value: string) {
+  if (value.length > 255) invalid(`${field} is longer than 255 characters`);
+}
+
 /** Checks the merged channel (stored row overlaid with the request) before it is written. */
 export function validateChannel(c: Omit<ChannelRow, 'id' | 'key'>, keyText: string) {
   if (!Number.isInteger(c.type) || c.type < 0 || c.type > MAX_TYPE) invalid(`type must be an integer 0-${MAX_TYPE}`);
-  if (c.name.length > 255) invalid('name is longer than 255 characters');
+  validateLength('name', c.name);
   if (c.base_url.length > 2048) invalid('base_url is too long');
   if (c.base_url && !/^(https?:\/\/|[a-z0-9-]+$)/i.test(c.base_url)) invalid('base_url must be an http(s) URL');
-  for (const m of splitList(c.models)) if (m.length > 255) invalid('a model name is longer than 255 characters');
-  for (const g of splitList(c.group)) if (g.length > 64) invalid('a group name is longer than 64 characters');
+  validateLists(c.models, c.group);
   if (c.weight < 0) invalid('weight must not be negative');
   if (c.auto_ban !== 0 && c.auto_ban !== 1) invalid('auto_ban must be 0 or 1');
-  if ((c.tag ?? '').length > 255) invalid('tag is longer than 255 characters');
+  validateLength('tag', c.tag ?? '');
   if ((c.remark ?? '').length > 255) invalid('remark is longer than 255 characters');
   for (const f of JSON_FIELDS) jsonObject(f, c[f]);
   if (c.type === TYPE_VERTEX) {

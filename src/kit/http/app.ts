@@ -51,16 +51,22 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(new AppError('INVALID_JSON'), undefined);
+      return done(new AppError('INVALID_JSON'), undefined);
     }
+    // JSON can only carry a NUL character as the escape \u0000, so only such bodies are walked.
+    if (text.includes('\\u0000') && holdsNul(parsed)) return done(nulRefused(), undefined);
+    done(null, parsed);
   });
 
   // Per-request hooks take a callback rather than returning a promise: no promise or microtask each time.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    // A NUL in a path or query value: PostgreSQL cannot store or compare it, and no text field needs one.
+    if (req.url.includes('%00')) return done(nulRefused());
     done();
   });
 
@@ -129,4 +135,16 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   });
 
   return app;
+}
+
+function nulRefused() {
+  return new AppError('INVALID_PARAMETERS', { params: { detail: 'text must not contain NUL characters' } });
+}
+
+/** Whether a parsed JSON value holds a NUL character in any string or property name. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\0') || holdsNul(v));
+  return false;
 }
