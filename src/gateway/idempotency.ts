@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { sha256 } from '../kit/crypto/tokens.js';
+import { canonicalJson } from '../kit/json/canonical.js';
 import { isUniqueViolation } from '../kit/db/index.js';
 import { AppError } from '../kit/http/errors.js';
 import type { GatewayContext } from './context.js';
@@ -15,15 +16,11 @@ export async function once<T>(ctx: GatewayContext, req: FastifyRequest, actorId:
   const header = req.headers['idempotency-key'];
   if (header === undefined) return ctx.db.transaction().execute(run);
   if (typeof header !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(header)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
-  const bodyHash = sha256(JSON.stringify({ body: req.body ?? null, query: req.query ?? null, params: req.params ?? null }));
+  // Key order and whitespace are not part of a request: the same fields in another order are the same body.
+  const bodyHash = sha256(canonicalJson({ body: req.body ?? null, query: req.query ?? null, params: req.params ?? null }));
   const where = { actor_id: actorId, operation, key: header };
-  await ctx.db
-    .deleteFrom('idempotency_keys')
-    .where('actor_id', '=', actorId)
-    .where('operation', '=', operation)
-    .where('key', '=', header)
-    .where('created_at', '<', nowSeconds() - ctx.config.gateway.idempotencyTtlSeconds)
-    .execute();
+  // Every expired key goes (this one included, so it may be used again): the table holds one TTL of keys.
+  await ctx.db.deleteFrom('idempotency_keys').where('created_at', '<', nowSeconds() - ctx.config.gateway.idempotencyTtlSeconds).execute();
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('idempotency_keys').values({ ...where, body_hash: bodyHash, response: null, created_at: nowSeconds() }).execute();

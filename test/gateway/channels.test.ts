@@ -87,6 +87,15 @@ eachDatabase('gateway channels', (v) => {
     assert.equal(c.json.code, 'IDEMPOTENCY_KEY_REUSED');
     const d = await root.post('/api/channel/', body, { 'idempotency-key': 'create-idem-2' });
     assert.notDeepEqual(d.json.data.ids, a.json.data.ids);
+    // The same fields in another order and spacing are the same body.
+    const reordered = `{ "channel": ${JSON.stringify(Object.fromEntries(Object.entries(body.channel).reverse()))}, "mode": "single" }`;
+    const e = await root.post('/api/channel/', reordered, h);
+    assert.equal(e.status, 200, e.text);
+    assert.deepEqual(e.json.data, a.json.data);
+    // Expired keys of every identity and operation go with the next keyed request.
+    await s.ctx.db.insertInto('idempotency_keys').values({ actor_id: 999, operation: 'G14', key: 'expired', body_hash: 'x', response: null, created_at: 1 }).execute();
+    await root.post('/api/channel/', body, { 'idempotency-key': 'create-idem-3' });
+    assert.deepEqual(await s.ctx.db.selectFrom('idempotency_keys').select('key').where('key', '=', 'expired').execute(), []);
   });
 
   test('G01 list: paging in SQL, filters, sorting, type_counts, tag mode', async () => {
