@@ -11,7 +11,8 @@ import type { OperationImpl } from '../contract/types.js';
 import type { Runtime } from '../runtime.js';
 import type { GatewayDB } from './db.js';
 import { gatewayMigrations } from './migrations/index.js';
-import { gatewaySecretKey, type GatewayContext } from './context.js';
+import type { GatewayContext } from './context.js';
+import { loadSealingKey } from './sealing.js';
 import { gatewayAuthenticator } from './auth.js';
 import { StaffService } from './staff/service.js';
 import { ProofService } from './staff/proofs.js';
@@ -41,14 +42,21 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     sqliteCacheMb: config.gateway.sqliteCacheMb,
     readThread: config.gateway.sqliteReadThread,
   });
-  await migrate(database, 'gateway', gatewayMigrations(database.dialect));
-  await ensureRoutingIndex(database.db);
+  let secretKey: Buffer;
+  try {
+    await migrate(database, 'gateway', gatewayMigrations(database.dialect));
+    await ensureRoutingIndex(database.db);
+    secretKey = await loadSealingKey(config, database.db);
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
   const ctx: GatewayContext = {
     config,
     database,
     db: database.db,
     log: runtime.log.child({ deployable: 'gateway' }),
-    secretKey: gatewaySecretKey(config),
+    secretKey,
     installationId: await installationId(database),
   };
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels: new ChannelService(ctx) };

@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime.js';
 import { open, seal } from '../kit/crypto/aead.js';
 import { createGatewayContext } from './app.js';
 import { commitSecretKeyFile, stageSecretKeyFile } from './context.js';
+import { storeFingerprint } from './sealing.js';
 import { readAudit } from './audit/store.js';
 
 type Boot = () => { config: Config; runtime: Runtime };
@@ -25,6 +26,15 @@ function role(v: string): 'root' | 'admin' {
   if (v !== 'root' && v !== 'admin') throw new Error('--role must be root or admin');
   return v;
 }
+
+/** A positive integer option (digits only: no sign, fraction, exponent or hex). */
+function positiveInt(flag: string, v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer`);
+  return n;
+}
+
+const isoTime = (s: number | null) => (s === null ? 'never' : new Date(Number(s) * 1000).toISOString());
 
 /** Gateway commands (staff, tokens, services, key re-encryption, audit). Secrets are the last stdout line. */
 export function registerGatewayCommands(program: Command, boot: Boot) {
@@ -56,9 +66,19 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       console.log(r.uri);
       console.log(r.secret);
     });
+  for (const state of ['disable', 'enable'] as const) {
+    staff
+      .command(state)
+      .requiredOption('--name <name>')
+      .description(state === 'disable' ? 'stop every token of a staff or service identity (kept, not revoked)' : 'let a disabled identity authenticate again')
+      .action(async (o: { name: string }) => {
+        await withGateway(boot, (g) => g.services.staff.setDisabled(o.name, state === 'disable'));
+        console.log(`${o.name} ${state}d`);
+      });
+  }
   staff.command('list').action(async () => {
     const rows = await withGateway(boot, (g) => g.services.staff.list());
-    for (const r of rows) console.log(`${r.id}\t${r.name}\t${r.kind}\t${r.role}`);
+    for (const r of rows) console.log(`${r.id}\t${r.name}\t${r.kind}\t${r.role}\t${r.disabled_at === null ? 'enabled' : 'disabled'}`);
   });
 
   const token = program.command('token').description('gateway bearer tokens');
@@ -73,10 +93,28 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       console.log(r.token);
     });
   token
+    .command('list')
+    .requiredOption('--staff <name>', 'a staff or service identity')
+    .description('live tokens: id, created, expires (never the token)')
+    .action(async (o: { staff: string }) => {
+      const rows = await withGateway(boot, (g) => g.services.staff.tokensOf(o.staff));
+      for (const r of rows) console.log(`${r.id}\t${isoTime(r.created_at)}\t${isoTime(r.expires_at)}`);
+    });
+  token
     .command('revoke')
-    .requiredOption('--token <token>')
-    .action(async (o: { token: string }) => {
-      const done = await withGateway(boot, (g) => g.services.staff.revokeToken(o.token));
+    .option('--token <token>', 'the token itself')
+    .option('--id <id>', 'a token id from token list')
+    .option('--staff <name>', 'every token of this identity')
+    .action(async (o: { token?: string; id?: string; staff?: string }) => {
+      const given = [o.token, o.id, o.staff].filter((v) => v !== undefined).length;
+      if (given !== 1) throw new Error('give exactly one of --token, --id, --staff');
+      if (o.staff !== undefined) {
+        const n = await withGateway(boot, (g) => g.services.staff.revokeTokensOf(o.staff!));
+        console.log(`revoked ${n} token${n === 1 ? '' : 's'} of ${o.staff}`);
+        return;
+      }
+      const id = o.id === undefined ? undefined : positiveInt('--id', o.id);
+      const done = await withGateway(boot, (g) => (id === undefined ? g.services.staff.revokeToken(o.token!) : g.services.staff.revokeTokenById(id)));
       if (!done) throw new Error('no active token matches');
       console.log('token revoked');
     });
@@ -99,10 +137,12 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
   program
     .command('audit')
     .description('print the gateway audit log (newest first)')
-    .option('--limit <n>', 'rows', '50')
+    .option('--limit <n>', 'rows (at most 10000)', '50')
     .option('--channel <id>', 'only this channel')
     .action(async (o: { limit: string; channel?: string }) => {
-      const rows = await withGateway(boot, (g) => readAudit(g.ctx.db, { limit: Math.min(10000, Number(o.limit) || 50), channelId: o.channel ? Number(o.channel) : undefined }));
+      const limit = Math.min(10000, positiveInt('--limit', o.limit));
+      const channelId = o.channel === undefined ? undefined : positiveInt('--channel', o.channel);
+      const rows = await withGateway(boot, (g) => readAudit(g.ctx.db, { limit, channelId }));
       for (const r of rows) console.log(JSON.stringify({ ...r, detail: JSON.parse(r.detail) }));
     });
 
@@ -119,6 +159,8 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
         const fileKey = !g.ctx.config.gateway.secretKey;
         if (fileKey) stageSecretKeyFile(g.ctx.config, hex);
         const count = await g.ctx.db.transaction().execute(async (trx) => {
+          // First, so running gateways refuse to seal with the old key from here on (sealing.ts).
+          await storeFingerprint(trx, next);
           const rows = await trx.selectFrom('channels').select(['id', 'key']).execute();
           for (const r of rows) {
             await trx.updateTable('channels').set({ key: seal(next, open(old, r.key, 'channel.key'), 'channel.key') }).where('id', '=', r.id).execute();
@@ -132,7 +174,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
         if (fileKey) commitSecretKeyFile(g.ctx.config);
         return count;
       });
-      console.error(`re-encrypted ${n} channel keys; set GATEWAY_SECRET_KEY to the new key if you use it`);
+      console.error(`re-encrypted ${n} channel keys; set GATEWAY_SECRET_KEY to the new key if you use it, and restart every running gateway (until then they refuse writes of keys)`);
       console.log(hex);
     });
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { persistentSecret, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import type { Database } from '../kit/db/index.js';
 import type { GatewayDB } from './db.js';
 import type { StaffIdentity } from './staff/service.js';
@@ -15,18 +15,9 @@ export interface GatewayContext {
   database: Database<GatewayDB>;
   db: Database<GatewayDB>['db'];
   log: Logger;
-  /** AES-256-GCM key for channel keys and TOTP secrets at rest. */
+  /** AES-256-GCM key for channel keys and TOTP secrets at rest, checked against the database (sealing.ts). */
   secretKey: Buffer;
   installationId: string;
-}
-
-/**
- * The key sealing channel keys: GATEWAY_SECRET_KEY when set, otherwise a random key generated once into
- * DATA_DIR/gateway-secret.key with mode 0600.
- */
-export function gatewaySecretKey(config: Config): Buffer {
-  const hex = config.gateway.secretKey || persistentSecret(config.dataDir, SECRET_KEY_FILE, 32);
-  return Buffer.from(hex, 'hex');
 }
 
 /**

@@ -15,6 +15,8 @@ export interface StaffTable {
   /** Last accepted TOTP time step, so one code is never accepted twice. */
   totp_last_step: number;
   created_at: number;
+  /** Set by `staff disable`: its tokens stop working and it gets no new ones; null while enabled. */
+  disabled_at: number | null;
 }
 
 /** Per-identity grant or denial of one permission; a denial wins over the role and a grant. */

@@ -11,6 +11,11 @@ export const gatewayErrors = {
   GW_VERIFY_SCOPE_INVALID: { status: 400, en: 'Unknown verification scope', zh: '未知的验证范围' },
   GW_PROOF_REQUIRED: { status: 403, en: 'A security proof (X-Security-Proof header) is required', zh: '需要安全验证凭证（X-Security-Proof 请求头）' },
   GW_PROOF_INVALID: { status: 403, en: 'The security proof is invalid, already used, expired or issued for another channel', zh: '安全验证凭证无效、已使用、已过期或不适用于该渠道' },
+  GATEWAY_SEALING_KEY_CHANGED: {
+    status: 503,
+    en: 'The gateway sealing key no longer matches its database (gateway-rekey was run by another process): restart the gateway with the new key',
+    zh: '网关加密密钥与数据库不再匹配（其他进程执行了 gateway-rekey）：请使用新密钥重启网关',
+  },
   CHANNEL_NOT_FOUND: { status: 404, en: 'Channel not found', zh: '渠道不存在' },
   CHANNEL_INVALID: { status: 400, en: 'Invalid channel: {detail}', zh: '渠道参数无效：{detail}' },
   CHANNEL_MODE_UNSUPPORTED: { status: 400, en: 'Unsupported create mode', zh: '不支持的添加模式' },

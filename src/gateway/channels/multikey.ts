@@ -2,6 +2,7 @@ import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
+import { assertSealingKey } from '../sealing.js';
 import type { ChannelService } from './service.js';
 import { getChannel, lockable } from './store.js';
 import { parseInfo, splitKeys, STATUS, type ChannelInfo } from './types.js';
@@ -47,6 +48,7 @@ function removeIndexes(keys: string[], info: ChannelInfo, drop: Set<number>): { 
 export async function manageMultiKey(ctx: GatewayContext, channels: ChannelService, actor: Actor, r: MultiKeyRequest) {
   if (!MULTI_KEY_ACTIONS.includes(r.action)) throw new AppError('CHANNEL_ACTION_UNSUPPORTED');
   return ctx.db.transaction().execute(async (trx) => {
+    if (DELETING_ACTIONS.has(r.action)) await assertSealingKey(ctx, trx);
     const row = await getChannel(trx, r.channel_id, lockable(ctx.database.dialect));
     if (!row) throw new AppError('CHANNEL_NOT_FOUND');
     let info = parseInfo(row.channel_info);

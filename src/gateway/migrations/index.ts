@@ -174,6 +174,12 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         if (dialect === 'postgres') await limitTrigramPendingLists(db);
       },
     },
+    '0010_staff_disabled': {
+      async up(db: Kysely<any>) {
+        // `staff disable` sets it: a disabled identity cannot authenticate or get tokens.
+        await db.schema.alterTable('staff').addColumn('disabled_at', 'bigint').execute();
+      },
+    },
   };
 }
 

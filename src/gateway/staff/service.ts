@@ -1,6 +1,7 @@
 import * as OTPAuth from 'otpauth';
 import { GATEWAY_PERMISSIONS } from '../../config/index.js';
-import { open, seal } from '../../kit/crypto/aead.js';
+import { seal } from '../../kit/crypto/aead.js';
+import { openSealed, sealingTransaction } from '../sealing.js';
 import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { prepared } from '../../kit/db/prepared.js';
@@ -45,7 +46,7 @@ const tokenIdentity = prepared((db: Kysely<GatewayDB>, tokenHash: string) =>
   db
     .selectFrom('staff_tokens')
     .innerJoin('staff', 'staff.id', 'staff_tokens.staff_id')
-    .select(['staff.id', 'staff.name', 'staff.kind', 'staff.role', 'staff_tokens.expires_at', 'staff_tokens.revoked_at'])
+    .select(['staff.id', 'staff.name', 'staff.kind', 'staff.role', 'staff.disabled_at', 'staff_tokens.expires_at', 'staff_tokens.revoked_at'])
     .where('staff_tokens.token_hash', '=', tokenHash),
 );
 const permissionRows = prepared((db: Kysely<GatewayDB>, staffId: number) =>
@@ -82,10 +83,18 @@ export class StaffService {
     return row;
   }
 
+  /** An identity that may get new tokens and TOTP secrets: it exists and is not disabled. */
+  private async enabledByName(name: string) {
+    const staff = await this.byName(name);
+    if (staff.disabled_at !== null) throw new Error(`${name} is disabled (staff enable --name ${name} first)`);
+    return staff;
+  }
+
   /** Grants (or denies) one permission to a named identity, replacing an earlier grant/denial of it. */
   async setPermission(name: string, permission: string, effect: 'grant' | 'deny') {
     if (!isPermission(permission)) throw new Error(`unknown permission ${permission} (known: ${GATEWAY_PERMISSIONS.join(', ')})`);
     const staff = await this.byName(name);
+    if (staff.role === 'root') throw new Error(`${name} is root and holds every permission: grant and deny do not apply to it`);
     await this.ctx.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('staff_permissions').where('staff_id', '=', staff.id).where('permission', '=', permission).execute();
       await trx.insertInto('staff_permissions').values({ staff_id: staff.id, permission, effect }).execute();
@@ -94,7 +103,7 @@ export class StaffService {
 
   /** Issues a bearer token; the token is returned once and only its hash is stored. */
   async issueToken(name: string, ttlSeconds?: number): Promise<{ token: string; expiresAt: number | null }> {
-    const staff = await this.byName(name);
+    const staff = await this.enabledByName(name);
     const token = TOKEN_PREFIX + randomToken(32);
     const expiresAt = ttlSeconds ? nowSeconds() + ttlSeconds : null;
     await this.ctx.db
@@ -114,11 +123,43 @@ export class StaffService {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  /** Revokes one token by its id (from `tokens`); false when no unrevoked token has it. */
+  async revokeTokenById(id: number): Promise<boolean> {
+    const r = await this.ctx.db.updateTable('staff_tokens').set({ revoked_at: nowSeconds() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Revokes every token of a named identity; returns how many were still unrevoked. */
+  async revokeTokensOf(name: string): Promise<number> {
+    const staff = await this.byName(name);
+    const r = await this.ctx.db.updateTable('staff_tokens').set({ revoked_at: nowSeconds() }).where('staff_id', '=', staff.id).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  /** The live (unrevoked, unexpired) tokens of a named identity: ids and times, never a token or its hash. */
+  async tokensOf(name: string) {
+    const staff = await this.byName(name);
+    return this.ctx.db
+      .selectFrom('staff_tokens')
+      .select(['id', 'created_at', 'expires_at'])
+      .where('staff_id', '=', staff.id)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowSeconds())]))
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Disables (or enables again) an identity: while disabled none of its tokens authenticates. */
+  async setDisabled(name: string, disabled: boolean) {
+    const staff = await this.byName(name);
+    await this.ctx.db.updateTable('staff').set({ disabled_at: disabled ? nowSeconds() : null }).where('id', '=', staff.id).execute();
+  }
+
   async authenticate(token: string): Promise<StaffIdentity | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
     const now = nowSeconds();
     const row = (await tokenIdentity(this.ctx.db, sha256(token))).rows[0];
-    if (!row || row.revoked_at !== null || (row.expires_at !== null && Number(row.expires_at) <= now)) return null;
+    if (!row || row.revoked_at !== null || row.disabled_at !== null || (row.expires_at !== null && Number(row.expires_at) <= now)) return null;
     const role = row.role as Role;
     // Root holds every permission whatever its rows say.
     const rows = role === 'root' ? [] : (await permissionRows(this.ctx.db, row.id)).rows;
@@ -133,15 +174,17 @@ export class StaffService {
 
   /** Enrolls (or re-enrolls) TOTP for a staff member; returns the base32 secret and otpauth URI. */
   async enrollTotp(name: string): Promise<{ secret: string; uri: string }> {
-    const staff = await this.byName(name);
+    const staff = await this.enabledByName(name);
     if (staff.kind !== 'staff') throw new Error('service identities cannot enroll a second factor');
     const secret = new OTPAuth.Secret({ size: 20 });
     const totp = new OTPAuth.TOTP({ issuer: 'new-api-gateway', label: staff.name, secret });
-    await this.ctx.db
-      .updateTable('staff')
-      .set({ totp_secret: seal(this.ctx.secretKey, secret.base32, TOTP_AAD), totp_last_step: 0 })
-      .where('id', '=', staff.id)
-      .execute();
+    await sealingTransaction(this.ctx, (trx) =>
+      trx
+        .updateTable('staff')
+        .set({ totp_secret: seal(this.ctx.secretKey, secret.base32, TOTP_AAD), totp_last_step: 0 })
+        .where('id', '=', staff.id)
+        .execute(),
+    );
     return { secret: secret.base32, uri: totp.toString() };
   }
 
@@ -153,7 +196,7 @@ export class StaffService {
     const staff = await this.ctx.db.selectFrom('staff').select(['totp_secret', 'totp_last_step']).where('id', '=', staffId).executeTakeFirst();
     if (!staff?.totp_secret) throw new AppError('GW_VERIFY_NOT_ENROLLED');
     if (!/^\d{6}$/.test(code)) return false;
-    const secret = open(this.ctx.secretKey, staff.totp_secret, TOTP_AAD);
+    const secret = openSealed(this.ctx.secretKey, staff.totp_secret, TOTP_AAD);
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) });
     const delta = totp.validate({ token: code, window: 1 });
     if (delta === null) return false;
@@ -168,6 +211,6 @@ export class StaffService {
   }
 
   async list() {
-    return this.ctx.db.selectFrom('staff').select(['id', 'name', 'kind', 'role', 'created_at']).orderBy('id').execute();
+    return this.ctx.db.selectFrom('staff').select(['id', 'name', 'kind', 'role', 'created_at', 'disabled_at']).orderBy('id').execute();
   }
 }
