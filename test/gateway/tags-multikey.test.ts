@@ -126,6 +126,62 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     assert.equal(open(s.ctx.secretKey, raw.key, 'channel.key'), MK[2]);
   });
 
+  test('G03 on a multi-key channel: append keeps per-key states in place, no key list may end empty, an unchanged key is not a change', async () => {
+    const keys = ['sk-dup-A-1111111111', 'sk-dup-B-2222222222', 'sk-dup-C-3333333333'];
+    const id = (await root.post('/api/channel/', { mode: 'multi_to_single', channel: { type: 1, name: 'dup', models: 'm', key: `${keys[0]}\n${keys[0]}\n${keys[1]}` } })).json.data.ids[0];
+    const post = (body: object) => root.post('/api/channel/multi_key/manage', { channel_id: id, ...body });
+    assert.equal((await post({ action: 'disable_key', key_index: 2 })).json.success, true);
+    const r = await root.put('/api/channel/', { id, key: `${keys[1]}\n${keys[2]}`, key_mode: 'append' });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(r.json.data.changed_fields.includes('key'));
+    const st = (await post({ action: 'get_key_status' })).json.data;
+    // The stored list stays as it was (its duplicate too); only the new key is added, enabled.
+    assert.deepEqual(st.keys.map((k: any) => [k.index, k.status]), [[0, 1], [1, 1], [2, 2], [3, 1]]);
+    for (const key of ['[]', '["", " "]']) {
+      const empty = await root.put('/api/channel/', { id, key });
+      assert.equal(empty.status, 400, empty.text);
+      assert.equal(empty.json.code, 'CHANNEL_INVALID');
+    }
+    assert.equal((await post({ action: 'get_key_status' })).json.data.total, 4);
+    const same = await root.put('/api/channel/', { id, key: keys[2], key_mode: 'append' });
+    assert.deepEqual(same.json.data.changed_fields, []);
+    const single = (await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'one', models: 'm', key: 'sk-same-key-123456' } })).json.data.ids[0];
+    assert.deepEqual((await root.put('/api/channel/', { id: single, key: 'sk-same-key-123456' })).json.data.changed_fields, []);
+  });
+
+  test('G03: null for a text column that holds no NULL clears it instead of failing', async () => {
+    const id = (await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'nulls', models: 'm', key: 'sk-nulls', base_url: 'https://x.example', other: 'o', other_info: '{}', settings: '{}' } })).json.data.ids[0];
+    for (const field of ['base_url', 'other', 'other_info', 'settings']) {
+      const r = await root.put('/api/channel/', { id, [field]: null });
+      assert.equal(r.status, 200, `${field}: ${r.text}`);
+      assert.equal((await root.get(`/api/channel/${id}`)).json.data[field], '', field);
+    }
+  });
+
+  test('G32 picks the lowest id among tagged channels with as many models, on both databases', async () => {
+    const a = (await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'tie-a', tag: 'tie', models: 'a1,a2', key: 'k' } })).json.data.ids[0];
+    await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'tie-b', tag: 'tie', models: 'b1,b2', key: 'k' } });
+    assert.equal((await root.get('/api/channel/tag/models?tag=tie')).json.data, 'a1,a2');
+    await root.put('/api/channel/', { id: a, name: 'tie-a-renamed' });
+    assert.equal((await root.get('/api/channel/tag/models?tag=tie')).json.data, 'a1,a2');
+  });
+
+  test('G29 on a tag of 33,000 channels (more ids than one SQLite statement may bind) edits them all', async () => {
+    const db = s.ctx.db;
+    const rows = Array.from({ length: 33_000 }, (_, i) => ({ type: 1, key: 'sealed', status: 1, name: `big-${i}`, weight: 0, created_time: 0, base_url: '', models: 'm', group: 'default', priority: 0, tag: 'big', channel_info: '{}', other_info: '', settings: '', other: '' }));
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('channels').values(rows.slice(i, i + 1000) as never).execute();
+    });
+    const r = await root.put('/api/channel/tag', { tag: 'big', priority: 3, models: 'm,n' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.count, 33_000);
+    const left = await db.selectFrom('channels').select('id').where('tag', '=', 'big').where('priority', '!=', 3).execute();
+    assert.equal(left.length, 0);
+    await assertAbilitiesConsistent(s);
+    await db.deleteFrom('channels').where('tag', '=', 'big').execute();
+    await db.deleteFrom('abilities').where('tag', '=', 'big').execute();
+  });
+
   test('G78-G81 prefill groups: create, unique names, list by type, update, soft delete', async () => {
     const c = await admin.post('/api/prefill_group/', { name: 'fav', type: 'model', items: ['a', 'b'], description: 'd' });
     assert.equal(c.status, 200, c.text);

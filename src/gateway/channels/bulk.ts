@@ -3,7 +3,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { sql } from 'kysely';
-import { abilityRows, ensureRoutingIndex, lockable, rebuildAbilities, type Db } from './store.js';
+import { abilityRows, ensureRoutingIndex, IDS_PER_STATEMENT, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
 import { normalizeJson, validateLength, validateLists } from './validate.js';
 import { splitList } from './types.js';
@@ -36,6 +36,13 @@ function jsonOrEmpty(field: string, v: string) {
   throw new AppError('CHANNEL_INVALID', { params: { detail: `${field} must be a JSON object` } });
 }
 
+/** Sets the same values on the given channels, IDS_PER_STATEMENT at a time. */
+async function updateChannels(trx: Db, rows: { id: number }[], set: Record<string, unknown>) {
+  for (let i = 0; i < rows.length; i += IDS_PER_STATEMENT) {
+    await trx.updateTable('channels').set(set).where('id', 'in', rows.slice(i, i + IDS_PER_STATEMENT).map((r) => r.id)).execute();
+  }
+}
+
 /** Tag-wide edits and the abilities repair; each write rebuilds the abilities of the channels it touched. */
 export class BulkService {
   constructor(private readonly ctx: GatewayContext) {}
@@ -53,7 +60,7 @@ export class BulkService {
     const value = tag?.trim() ? tag.trim() : null;
     return this.ctx.db.transaction().execute(async (trx) => {
       const rows = await this.lockedIds(trx, { ids: [...new Set(ids)] });
-      if (rows.length) await trx.updateTable('channels').set({ tag: value }).where('id', 'in', rows.map((r) => r.id)).execute();
+      await updateChannels(trx, rows, { tag: value });
       await rebuildAbilities(trx, rows.map((r) => ({ ...r, tag: value })));
       await audit(trx, actor, 'G13', null, { ids, tag: value, count: rows.length });
       return rows.length;
@@ -79,7 +86,7 @@ export class BulkService {
     if (typeof e.header_override === 'string') set.header_override = normalizeJson(e.header_override);
     return this.ctx.db.transaction().execute(async (trx) => {
       const rows = await this.lockedIds(trx, { tag });
-      if (rows.length && Object.keys(set).length) await trx.updateTable('channels').set(set).where('id', 'in', rows.map((r) => r.id)).execute();
+      if (Object.keys(set).length) await updateChannels(trx, rows, set);
       await rebuildAbilities(trx, rows.map((r) => ({ ...r, ...(set as object) })));
       await audit(trx, actor, 'G29', null, { tag, changed_fields: Object.keys(set), count: rows.length });
       return { tag: (set.tag as string) ?? tag, count: rows.length };
@@ -90,9 +97,9 @@ export class BulkService {
     return (await this.ctx.db.selectFrom('channels').select('id').where('tag', '=', tag).execute()).map((r) => Number(r.id));
   }
 
-  /** G32: the models text of the tagged channel with the most models (not a union, as the reference). */
+  /** G32: the models text of the tagged channel with the most models (the lowest id among equals; not a union, as the reference). */
   async tagModels(tag: string): Promise<string> {
-    const rows = await this.ctx.db.selectFrom('channels').select('models').where('tag', '=', tag).execute();
+    const rows = await this.ctx.db.selectFrom('channels').select('models').where('tag', '=', tag).orderBy('id').execute();
     let best = '';
     let count = -1;
     for (const r of rows) {

@@ -1,11 +1,12 @@
-import { open, seal } from '../../kit/crypto/aead.js';
+import { seal } from '../../kit/crypto/aead.js';
 import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
+import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
 import { deleteChannels, getChannel, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
-import { WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
+import { NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
 
@@ -39,7 +40,7 @@ export class ChannelService {
   }
 
   openKey(sealed: string) {
-    return open(this.ctx.secretKey, sealed, KEY_AAD);
+    return openSealed(this.ctx.secretKey, sealed, KEY_AAD);
   }
 
   private tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
@@ -98,6 +99,7 @@ export class ChannelService {
 
   /** G02: single, batch (one channel per key) or multi_to_single (one multi-key channel). */
   async create(actor: Actor, body: CreateBody, trx: Db): Promise<{ ids: number[]; count: number }> {
+    await assertSealingKey(this.ctx, trx);
     const input = body.channel;
     const keyText = input.key ?? '';
     if (!keyText.trim()) throw new AppError('CHANNEL_INVALID', { params: { detail: 'key is required' } });
@@ -136,7 +138,7 @@ export class ChannelService {
   /** G03: overlay the request on the stored row; empty key keeps it; append/replace for multi-key. */
   async update(actor: Actor, input: ChannelInput & { key_mode?: string; multi_key_mode?: string }) {
     const id = input.id!;
-    return this.tx(async (trx) => {
+    return sealingTransaction(this.ctx, async (trx) => {
       const stored = await getChannel(trx, id, this.lock());
       if (!stored) throw new AppError('CHANNEL_NOT_FOUND');
       if (input.status !== undefined && input.status !== stored.status) {
@@ -144,17 +146,20 @@ export class ChannelService {
       }
       const next: ChannelRow = { ...stored };
       const changed: string[] = [];
-      for (const [field, value] of Object.entries(input)) {
+      for (let [field, value] of Object.entries(input)) {
         if (!WRITABLE_COLUMNS.has(field)) continue;
         if (value === undefined) continue;
         if (value === null && (field === 'model_mapping' || field === 'type')) continue;
         if (field === 'models' && value === '') continue;
+        // These columns hold text, never NULL: a null sent for them clears them.
+        if (value === null && NOT_NULL_TEXT.has(field)) value = '';
         (next as unknown as Record<string, unknown>)[field] = typeof value === 'string' && ['model_mapping', 'status_code_mapping', 'setting', 'param_override', 'header_override'].includes(field) ? normalizeJson(value) : value;
       }
       if (next.tag !== null) next.tag = next.tag.trim() || null;
       if (!next.group.trim()) next.group = 'default';
       let info = parseInfo(stored.channel_info);
-      let keyText = this.openKey(stored.key);
+      const storedKeyText = this.openKey(stored.key);
+      let keyText = storedKeyText;
       if (input.multi_key_mode !== undefined && info.is_multi_key) {
         if (input.multi_key_mode !== 'random' && input.multi_key_mode !== 'polling') {
           throw new AppError('CHANNEL_INVALID', { params: { detail: 'multi_key_mode must be random or polling' } });
@@ -163,14 +168,17 @@ export class ChannelService {
       }
       if (input.key && input.key.trim()) {
         if (info.is_multi_key) {
-          const incoming = splitKeys(input.key);
-          const keys = input.key_mode === 'append' ? [...new Set([...splitKeys(keyText), ...incoming])] : [...new Set(incoming)];
+          const incoming = [...new Set(splitKeys(input.key))];
+          // Append keeps the stored list as it is (its per-key states are by position) and adds only new keys.
+          const current = splitKeys(keyText);
+          const keys = input.key_mode === 'append' ? [...current, ...incoming.filter((k) => !current.includes(k))] : incoming;
+          if (keys.length === 0) throw new AppError('CHANNEL_INVALID', { params: { detail: 'key is required' } });
           keyText = keys.join('\n');
           info = resizeInfo(info, keys.length);
         } else {
           keyText = input.key.trim();
         }
-        changed.push('key');
+        if (keyText !== storedKeyText) changed.push('key');
       }
       validateChannel(next, keyText);
       next.key = changed.includes('key') ? this.seal(keyText) : stored.key;
@@ -242,6 +250,7 @@ export class ChannelService {
 
   /** G14: clones a channel, key and multi-key state included. */
   async copy(actor: Actor, id: number, suffix: string, resetBalance: boolean, trx: Db) {
+    await assertSealingKey(this.ctx, trx);
     const src = await getChannel(trx, id);
     if (!src) throw new AppError('CHANNEL_NOT_FOUND');
     const { id: _id, ...rest } = src;

@@ -52,13 +52,32 @@ export async function ensureRoutingIndex(db: Db) {
   await sql`create index if not exists abilities_group_model_idx on abilities ("group", model, enabled, priority)`.execute(db);
 }
 
-/** Replaces the abilities of the given channels (call inside the transaction that wrote them). */
+/** Ids per statement of a multi-row write: far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+export const IDS_PER_STATEMENT = 500;
+
+/** Ability rows held in memory at once while rebuilding (one channel may add up to validate.ts's MAX_ABILITIES_PER_CHANNEL). */
+const ABILITY_BATCH = 50_000;
+
+/**
+ * Replaces the abilities of the given channels (call inside the transaction that wrote them). Rows are
+ * built and inserted a batch at a time, so a write touching many channels never holds all their rows.
+ */
 export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>[]) {
-  if (channels.length === 0) return;
-  await db.deleteFrom('abilities').where('channel_id', 'in', channels.map((c) => c.id)).execute();
-  // Sorted by the routing index key: neighbouring inserts land on the same index pages.
-  const rows = channels.flatMap(abilityRows).sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
-  for (let i = 0; i < rows.length; i += 10_000) await insertAbilities(db, rows.slice(i, i + 10_000));
+  for (let i = 0; i < channels.length; i += IDS_PER_STATEMENT) {
+    await db.deleteFrom('abilities').where('channel_id', 'in', channels.slice(i, i + IDS_PER_STATEMENT).map((c) => c.id)).execute();
+  }
+  let batch: AbilityTable[] = [];
+  const flush = async () => {
+    // Sorted by the routing index key: neighbouring inserts land on the same index pages.
+    batch.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+    for (let i = 0; i < batch.length; i += 10_000) await insertAbilities(db, batch.slice(i, i + 10_000));
+    batch = [];
+  };
+  for (const c of channels) {
+    for (const row of abilityRows(c)) batch.push(row);
+    if (batch.length >= ABILITY_BATCH) await flush();
+  }
+  await flush();
 }
 
 /**
@@ -82,8 +101,8 @@ async function insertAbilities(db: Db, rows: AbilityTable[]) {
 export async function deleteChannels(db: Db, ids: number[], lock: boolean, onlyStatus?: number[]): Promise<number> {
   let n = 0;
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
-  for (let i = 0; i < sorted.length; i += 500) {
-    const chunk = sorted.slice(i, i + 500);
+  for (let i = 0; i < sorted.length; i += IDS_PER_STATEMENT) {
+    const chunk = sorted.slice(i, i + IDS_PER_STATEMENT);
     // Row locks are always taken in id order, so concurrent multi-row writers cannot deadlock.
     if (lock) await db.selectFrom('channels').select('id').where('id', 'in', chunk).orderBy('id').forUpdate().execute();
     let q = db.deleteFrom('channels').where('id', 'in', chunk);

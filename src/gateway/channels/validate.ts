@@ -40,6 +40,9 @@ export const WRITABLE_COLUMNS = new Set([
   'status_code_mapping', 'priority', 'auto_ban', 'other_info', 'tag', 'setting', 'param_override', 'header_override', 'remark', 'settings',
 ]);
 
+/** Writable text columns that are NOT NULL: a null written to them stores '' (the request schemas allow null). */
+export const NOT_NULL_TEXT = new Set(['base_url', 'other', 'other_info', 'settings']);
+
 const JSON_FIELDS = ['setting', 'settings', 'model_mapping', 'status_code_mapping', 'param_override', 'header_override', 'other_info'] as const;
 
 function invalid(detail: string): never {
@@ -57,16 +60,29 @@ function jsonObject(field: string, v: string | null | undefined) {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) invalid(`${field} must be a JSON object`);
 }
 
+/** Ability rows one channel may imply (models × groups): the routing index of one channel stays bounded. */
+export const MAX_ABILITIES_PER_CHANNEL = 100_000;
+
+/** Characters as PostgreSQL's varchar and the request schemas count them (code points, not UTF-16 units). */
+function chars(s: string) {
+  return s.length <= 64 ? s.length : [...s].length;
+}
+
 /** The limits of a models list and a groups list, as their columns hold them (also G29's). */
 export function validateLists(models: string | undefined, group: string | undefined) {
-  for (const m of splitList(models)) if (m.length > 255) invalid('a model name is longer than 255 characters');
-  if ((group ?? '').length > 255) invalid('group is longer than 255 characters');
-  for (const g of splitList(group)) if (g.length > 64) invalid('a group name is longer than 64 characters');
+  const modelList = splitList(models);
+  const groupList = splitList(group);
+  for (const m of modelList) if (chars(m) > 255) invalid('a model name is longer than 255 characters');
+  if (chars(group ?? '') > 255) invalid('group is longer than 255 characters');
+  for (const g of groupList) if (chars(g) > 64) invalid('a group name is longer than 64 characters');
+  if (modelList.length * Math.max(1, groupList.length) > MAX_ABILITIES_PER_CHANNEL) {
+    invalid(`models × groups of a channel may not exceed ${MAX_ABILITIES_PER_CHANNEL}`);
+  }
 }
 
 /** Checks the length of a tag or a name, as their columns hold them. */
 export function validateLength(field: 'name' | 'tag', value: string) {
-  if (value.length > 255) invalid(`${field} is longer than 255 characters`);
+  if (chars(value) > 255) invalid(`${field} is longer than 255 characters`);
 }
 
 /** Checks the merged channel (stored row overlaid with the request) before it is written. */
@@ -79,7 +95,7 @@ export function validateChannel(c: Omit<ChannelRow, 'id' | 'key'>, keyText: stri
   if (c.weight < 0) invalid('weight must not be negative');
   if (c.auto_ban !== 0 && c.auto_ban !== 1) invalid('auto_ban must be 0 or 1');
   validateLength('tag', c.tag ?? '');
-  if ((c.remark ?? '').length > 255) invalid('remark is longer than 255 characters');
+  if (chars(c.remark ?? '') > 255) invalid('remark is longer than 255 characters');
   for (const f of JSON_FIELDS) jsonObject(f, c[f]);
   if (c.type === TYPE_VERTEX) {
     let region: unknown;
