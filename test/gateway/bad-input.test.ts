@@ -88,6 +88,14 @@ eachDatabase('gateway bad input never answers 5xx', (v) => {
     assert.equal(r.status, 400, r.text);
     r = await root.put('/api/channel/tag', { tag: 'long-tag', groups: group });
     assert.equal(r.status, 400, r.text);
+    // 1,200 models in 85 groups would be 102,000 ability rows for one channel.
+    const groups85 = Array.from({ length: 85 }, (_, i) => `${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}`).join(',');
+    const models1200 = Array.from({ length: 1200 }, (_, i) => `m${i}`).join(',');
+    r = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'wide', models: models1200, key: 'sk-x', group: groups85 } });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.json.message, /100000/);
+    r = await root.put('/api/channel/tag', { tag: 'long-tag', groups: groups85, models: models1200 });
+    assert.equal(r.status, 400, r.text);
     const row = await s.ctx.db.selectFrom('channels').select(['tag', 'group']).where('id', '=', longName).executeTakeFirstOrThrow();
     assert.deepEqual(row, { tag: 'long-tag', group: 'default' });
     assert.equal(await channelCount(), before + 1);
