@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
@@ -6,12 +7,27 @@ import { open, seal } from '../kit/crypto/aead.js';
 import { createGatewayContext } from './app.js';
 import { commitSecretKeyFile, stageSecretKeyFile } from './context.js';
 import { storeFingerprint } from './sealing.js';
-import { readAudit } from './audit/store.js';
+import { audit, readAudit } from './audit/store.js';
 
 type Boot = () => { config: Config; runtime: Runtime };
+type Gateway = Awaited<ReturnType<typeof createGatewayContext>>;
+
+/**
+ * Audits a CLI action on identities or keys (operation `cli:…`, actor id 0, named after the operating-system
+ * user who ran it). Never a token, secret or key in `detail`.
+ */
+function cliAudit(db: Gateway['ctx']['db'], operation: string, detail: Record<string, unknown>) {
+  let user = 'unknown';
+  try {
+    user = os.userInfo().username;
+  } catch {
+    /* no passwd entry (some containers): keep 'unknown' */
+  }
+  return audit(db, { id: 0, name: `cli:${user}`.slice(0, 64) }, operation, null, detail);
+}
 
 /** Opens the gateway database, runs `fn`, and always closes it again. */
-async function withGateway<T>(boot: Boot, fn: (g: Awaited<ReturnType<typeof createGatewayContext>>) => Promise<T>): Promise<T> {
+async function withGateway<T>(boot: Boot, fn: (g: Gateway) => Promise<T>): Promise<T> {
   const { config, runtime } = boot();
   const g = await createGatewayContext(config, runtime);
   try {
@@ -44,7 +60,11 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     .requiredOption('--name <name>')
     .requiredOption('--role <role>', 'root or admin')
     .action(async (o: { name: string; role: string }) => {
-      const id = await withGateway(boot, (g) => g.services.staff.create(o.name, role(o.role)));
+      const id = await withGateway(boot, async (g) => {
+        const created = await g.services.staff.create(o.name, role(o.role));
+        await cliAudit(g.ctx.db, 'cli:staff', { name: o.name, role: o.role, id: created });
+        return created;
+      });
       console.log(`staff ${o.name} created (id ${id}, role ${o.role})`);
     });
   for (const effect of ['grant', 'deny'] as const) {
@@ -53,7 +73,10 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       .requiredOption('--name <name>')
       .requiredOption('--permission <permission>')
       .action(async (o: { name: string; permission: string }) => {
-        await withGateway(boot, (g) => g.services.staff.setPermission(o.name, o.permission, effect));
+        await withGateway(boot, async (g) => {
+          await g.services.staff.setPermission(o.name, o.permission, effect);
+          await cliAudit(g.ctx.db, `cli:${effect}`, { name: o.name, permission: o.permission });
+        });
         console.log(`${effect === 'grant' ? 'granted' : 'denied'} ${o.permission} ${effect === 'grant' ? 'to' : 'for'} ${o.name}`);
       });
   }
@@ -62,7 +85,11 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     .requiredOption('--name <name>')
     .description('enroll TOTP for a staff member; prints the base32 secret last')
     .action(async (o: { name: string }) => {
-      const r = await withGateway(boot, (g) => g.services.staff.enrollTotp(o.name));
+      const r = await withGateway(boot, async (g) => {
+        const enrolled = await g.services.staff.enrollTotp(o.name);
+        await cliAudit(g.ctx.db, 'cli:totp', { name: o.name });
+        return enrolled;
+      });
       console.log(r.uri);
       console.log(r.secret);
     });
@@ -72,7 +99,10 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       .requiredOption('--name <name>')
       .description(state === 'disable' ? 'stop every token of a staff or service identity (kept, not revoked)' : 'let a disabled identity authenticate again')
       .action(async (o: { name: string }) => {
-        await withGateway(boot, (g) => g.services.staff.setDisabled(o.name, state === 'disable'));
+        await withGateway(boot, async (g) => {
+          await g.services.staff.setDisabled(o.name, state === 'disable');
+          await cliAudit(g.ctx.db, `cli:${state}`, { name: o.name });
+        });
         console.log(`${o.name} ${state}d`);
       });
   }
@@ -89,7 +119,11 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     .action(async (o: { staff: string; ttl?: string }) => {
       const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
       if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) throw new Error('--ttl must be a positive integer');
-      const r = await withGateway(boot, (g) => g.services.staff.issueToken(o.staff, ttl));
+      const r = await withGateway(boot, async (g) => {
+        const issued = await g.services.staff.issueToken(o.staff, ttl);
+        await cliAudit(g.ctx.db, 'cli:token', { name: o.staff, expires_at: issued.expiresAt });
+        return issued;
+      });
       console.log(r.token);
     });
   token
@@ -109,12 +143,21 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       const given = [o.token, o.id, o.staff].filter((v) => v !== undefined).length;
       if (given !== 1) throw new Error('give exactly one of --token, --id, --staff');
       if (o.staff !== undefined) {
-        const n = await withGateway(boot, (g) => g.services.staff.revokeTokensOf(o.staff!));
+        const n = await withGateway(boot, async (g) => {
+          const revoked = await g.services.staff.revokeTokensOf(o.staff!);
+          await cliAudit(g.ctx.db, 'cli:revoke', { name: o.staff, count: revoked });
+          return revoked;
+        });
         console.log(`revoked ${n} token${n === 1 ? '' : 's'} of ${o.staff}`);
         return;
       }
       const id = o.id === undefined ? undefined : positiveInt('--id', o.id);
-      const done = await withGateway(boot, (g) => (id === undefined ? g.services.staff.revokeToken(o.token!) : g.services.staff.revokeTokenById(id)));
+      const done = await withGateway(boot, async (g) => {
+        const revoked = id === undefined ? await g.services.staff.revokeToken(o.token!) : await g.services.staff.revokeTokenById(id);
+        // By token: which token is not recorded (its text is the secret).
+        if (revoked) await cliAudit(g.ctx.db, 'cli:revoke', id === undefined ? { by: 'token' } : { token_id: id });
+        return revoked;
+      });
       if (!done) throw new Error('no active token matches');
       console.log('token revoked');
     });
@@ -129,7 +172,9 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       const perms = o.permission.split(',').map((p) => p.trim()).filter(Boolean);
       const r = await withGateway(boot, async (g) => {
         await g.services.staff.create(o.name, 'service', perms);
-        return g.services.staff.issueToken(o.name);
+        const issued = await g.services.staff.issueToken(o.name);
+        await cliAudit(g.ctx.db, 'cli:service', { name: o.name, permissions: perms });
+        return issued;
       });
       console.log(r.token);
     });
@@ -169,6 +214,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
           for (const s of staffRows) {
             await trx.updateTable('staff').set({ totp_secret: seal(next, open(old, s.totp_secret!, 'staff.totp'), 'staff.totp') }).where('id', '=', s.id).execute();
           }
+          await cliAudit(trx, 'cli:rekey', { channels: rows.length, totp_secrets: staffRows.length });
           return rows.length;
         });
         if (fileKey) commitSecretKeyFile(g.ctx.config);
