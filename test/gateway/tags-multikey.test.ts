@@ -166,7 +166,7 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     assert.equal((await root.get('/api/channel/tag/models?tag=tie')).json.data, 'a1,a2');
   });
 
-  test('G29 on a tag of 33,000 channels (more ids than one SQLite statement may bind) edits them all', async () => {
+  test('G29, G30 and G31 on a tag of 33,000 channels (more ids than one SQLite statement may bind) change them all', async () => {
     const db = s.ctx.db;
     const rows = Array.from({ length: 33_000 }, (_, i) => ({ type: 1, key: 'sealed', status: 1, name: `big-${i}`, weight: 0, created_time: 0, base_url: '', models: 'm', group: 'default', priority: 0, tag: 'big', channel_info: '{}', other_info: '', settings: '', other: '' }));
     await db.transaction().execute(async (trx) => {
@@ -177,6 +177,21 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     assert.equal(r.json.data.count, 33_000);
     const left = await db.selectFrom('channels').select('id').where('tag', '=', 'big').where('priority', '!=', 3).execute();
     assert.equal(left.length, 0);
+    await assertAbilitiesConsistent(s);
+    // G30/G31 over the same tag: every channel changes, other_info keeps what it held.
+    const [first] = await db.selectFrom('channels').select('id').where('tag', '=', 'big').orderBy('id').limit(1).execute();
+    await db.updateTable('channels').set({ other_info: '{"keep":1}' }).where('id', '=', first!.id).execute();
+    const [seventh] = await db.updateTable('channels').set({ status: 2 }).where('name', '=', 'big-7').returning('id').execute();
+    await db.updateTable('abilities').set({ enabled: 0 }).where('channel_id', '=', seventh!.id).execute();
+    const off = await root.post('/api/channel/tag/disabled', { tag: 'big' });
+    assert.equal(off.json.data.count, 32_999, off.text);
+    const infos = await db.selectFrom('channels').select(['id', 'status', 'other_info']).where('tag', '=', 'big').execute();
+    assert.ok(infos.every((r) => r.status === 2));
+    const kept = JSON.parse(infos.find((r) => r.id === first!.id)!.other_info);
+    assert.equal(kept.keep, 1);
+    assert.equal(kept.status_reason, 'manual operation');
+    await assertAbilitiesConsistent(s);
+    assert.equal((await root.post('/api/channel/tag/enabled', { tag: 'big' })).json.data.count, 33_000);
     await assertAbilitiesConsistent(s);
     await db.deleteFrom('channels').where('tag', '=', 'big').execute();
     await db.deleteFrom('abilities').where('tag', '=', 'big').execute();
