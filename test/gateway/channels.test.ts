@@ -98,6 +98,24 @@ eachDatabase('gateway channels', (v) => {
     assert.deepEqual(await s.ctx.db.selectFrom('idempotency_keys').select('key').where('key', '=', 'expired').execute(), []);
   });
 
+  test('groups are stored trimmed and without repeats (G02, G03, G29), so the group filter finds every channel serving a group', async () => {
+    const id = (await root.post('/api/channel/', { mode: 'single', channel: { ...base, name: 'spaced', key: 'sk-spaced', group: ' g1 , g2,,g2 ', tag: 'spaced' } })).json.data.ids[0];
+    const stored = async () => (await s.ctx.db.selectFrom('channels').select('group').where('id', '=', id).executeTakeFirstOrThrow()).group;
+    assert.equal(await stored(), 'g1,g2');
+    const found = async (group: string) => (await root.get(`/api/channel/?group=${group}&page_size=100`)).json.data.items.some((c: any) => c.id === id);
+    assert.ok(await found('g2'));
+    await root.put('/api/channel/', { id, group: 'vip , g3' });
+    assert.equal(await stored(), 'vip,g3');
+    assert.ok(await found('g3'));
+    await root.put('/api/channel/', { id, group: ' , ' });
+    assert.equal(await stored(), 'default');
+    await root.put('/api/channel/tag', { tag: 'spaced', groups: 'g4 ,g5' });
+    assert.equal(await stored(), 'g4,g5');
+    assert.ok(await found('g5'));
+    await assertAbilitiesConsistent(s);
+    assert.equal((await root.request('DELETE', `/api/channel/${id}`)).status, 200);
+  });
+
   test('G01 list: paging in SQL, filters, sorting, type_counts, tag mode', async () => {
     await root.post('/api/channel/', { mode: 'batch', channel: { type: 14, name: 'claude', models: 'claude-3', group: 'default', tag: 'anth', key: 'k1\nk2\nk3' } });
     const all = (await admin.get('/api/channel/?p=1&page_size=100')).json.data;

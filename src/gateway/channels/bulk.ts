@@ -5,7 +5,7 @@ import { nowSeconds } from '../db.js';
 import { sql } from 'kysely';
 import { abilityRows, ensureRoutingIndex, IDS_PER_STATEMENT, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
-import { normalizeJson, validateLength, validateLists } from './validate.js';
+import { groupText, normalizeJson, validateLength, validateLists } from './validate.js';
 import { splitList } from './types.js';
 
 export interface TagEdit {
@@ -81,7 +81,7 @@ export class BulkService {
     if (typeof e.weight === 'number') set.weight = e.weight;
     if (e.model_mapping?.trim()) set.model_mapping = e.model_mapping.trim();
     if (e.models?.trim()) set.models = e.models;
-    if (e.groups?.trim()) set.group = e.groups;
+    if (e.groups?.trim()) set.group = groupText(e.groups);
     if (typeof e.param_override === 'string') set.param_override = normalizeJson(e.param_override);
     if (typeof e.header_override === 'string') set.header_override = normalizeJson(e.header_override);
     return this.ctx.db.transaction().execute(async (trx) => {

@@ -6,7 +6,7 @@ import { nowSeconds } from '../db.js';
 import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
 import { deleteChannels, getChannel, IDS_PER_STATEMENT, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
-import { NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
+import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
 
@@ -89,7 +89,7 @@ export class ChannelService {
       balance: 0,
       balance_updated_time: 0,
       models: input.models ?? '',
-      group: input.group?.trim() ? input.group : 'default',
+      group: groupText(input.group),
       used_quota: 0,
       model_mapping: normalizeJson(input.model_mapping),
       status_code_mapping: normalizeJson(input.status_code_mapping),
@@ -168,7 +168,7 @@ export class ChannelService {
         (next as unknown as Record<string, unknown>)[field] = typeof value === 'string' && ['model_mapping', 'status_code_mapping', 'setting', 'param_override', 'header_override'].includes(field) ? normalizeJson(value) : value;
       }
       if (next.tag !== null) next.tag = next.tag.trim() || null;
-      if (!next.group.trim()) next.group = 'default';
+      next.group = groupText(next.group);
       let info = parseInfo(stored.channel_info);
       const storedKeyText = this.openKey(stored.key);
       let keyText = storedKeyText;

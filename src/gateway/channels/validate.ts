@@ -80,6 +80,15 @@ export function validateLists(models: string | undefined, group: string | undefi
   }
 }
 
+/**
+ * The stored form of a groups list: trimmed, without empty or repeated entries ('default' when none), as
+ * the abilities index reads it; so the G01/G27 group filter finds every channel serving a group.
+ */
+export function groupText(value: string | null | undefined): string {
+  const groups = splitList(value);
+  return groups.length ? groups.join(',') : 'default';
+}
+
 /** Checks the length of a tag or a name, as their columns hold them. */
 export function validateLength(field: 'name' | 'tag', value: string) {
   if (chars(value) > 255) invalid(`${field} is longer than 255 characters`);
