@@ -180,6 +180,19 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await db.schema.alterTable('staff').addColumn('disabled_at', 'bigint').execute();
       },
     },
+    '0011_trimmed_groups': {
+      async up(db: Kysely<any>) {
+        // Groups are now stored trimmed, without empty or repeated entries (as the abilities index reads
+        // them), so the list's group filter matches every channel serving a group; older rows follow.
+        const rows = await db.selectFrom('channels').select(['id', 'group'])
+          .where((eb) => eb.or(['% %', '%,,%', ',%', '%,', ''].map((p) => eb('group', 'like', p)))).execute();
+        for (const r of rows) {
+          const groups = [...new Set(String(r.group).split(',').map((g) => g.trim()).filter(Boolean))];
+          const text = groups.length ? groups.join(',') : 'default';
+          if (text !== r.group) await db.updateTable('channels').set({ group: text }).where('id', '=', r.id).execute();
+        }
+      },
+    },
   };
 }
 
