@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { migrate, openDatabase } from '../../src/kit/db/index.js';
+import type { GatewayDB } from '../../src/gateway/db.js';
 import { gatewayMigrations } from '../../src/gateway/migrations/index.js';
 import { eachDatabase, freshSchema, tempDir } from '../helpers/services.js';
 
@@ -9,7 +10,7 @@ import { eachDatabase, freshSchema, tempDir } from '../helpers/services.js';
 eachDatabase('gateway data migrations', (v) => {
   test('0011: groups stored before it are trimmed, without empty or repeated entries', async () => {
     const schema = v.postgresUrl ? freshSchema(v.postgresUrl) : null;
-    const database = await openDatabase(schema ? schema.url : `sqlite://${path.join(tempDir(), 'gateway.sqlite')}`);
+    const database = await openDatabase<GatewayDB>(schema ? schema.url : `sqlite://${path.join(tempDir(), 'gateway.sqlite')}`);
     try {
       const all = gatewayMigrations(database.dialect);
       const before = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0011'));
