@@ -50,6 +50,12 @@ function positiveInt(flag: string, v: string): number {
   return n;
 }
 
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
 const isoTime = (s: number | null) => (s === null ? 'never' : new Date(Number(s) * 1000).toISOString());
 
 /** Gateway commands (staff, tokens, services, key re-encryption, audit). Secrets are the last stdout line. */
@@ -136,7 +142,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     });
   token
     .command('revoke')
-    .option('--token <token>', 'the token itself')
+    .option('--token <token>', 'the token itself, or - to read it from standard input (kept out of argv and shell history)')
     .option('--id <id>', 'a token id from token list')
     .option('--staff <name>', 'every token of this identity')
     .action(async (o: { token?: string; id?: string; staff?: string }) => {
@@ -152,6 +158,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
         return;
       }
       const id = o.id === undefined ? undefined : positiveInt('--id', o.id);
+      if (o.token === '-') o.token = (await readStdin()).trim();
       const done = await withGateway(boot, async (g) => {
         const revoked = id === undefined ? await g.services.staff.revokeToken(o.token!) : await g.services.staff.revokeTokenById(id);
         // By token: which token is not recorded (its text is the secret).

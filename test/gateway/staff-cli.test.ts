@@ -112,7 +112,7 @@ eachDatabase('gateway CLI: token list/revoke, staff disable/enable, root grants,
     await fails(s, /no staff or service identity named ghost/, 'staff', 'disable', '--name', 'ghost');
   });
 
-  test('grant and deny on a root identity are refused', async () => {
+  test('grant and deny on a root identity are refused; token revoke reads --token - from standard input', async () => {
     await s.services.staff.create('chief', 'root');
     // Once through a real CLI process: the exit status and stderr are the contract tooling reads.
     const env = { ...process.env, DATA_DIR: s.dataDir, GATEWAY_DATABASE_URL: s.ctx.config.gateway.databaseUrl, LOG_LEVEL: 'warn' };
@@ -120,6 +120,12 @@ eachDatabase('gateway CLI: token list/revoke, staff disable/enable, root grants,
     assert.equal(deny.status, 1, deny.stdout);
     assert.match(deny.stderr, /^error: chief is root and holds every permission/m);
     await fails(s, /chief is root and holds every permission/, 'staff', 'grant', '--name', 'chief', '--permission', 'authz.ChannelRead');
+    // A token given as `--token -` is read from standard input, never from argv.
+    const token = (await s.services.staff.issueToken('chief')).token;
+    const revoke = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'token', 'revoke', '--token', '-'], { env, encoding: 'utf8', input: `${token}\n` });
+    assert.equal(revoke.status, 0, revoke.stderr);
+    assert.equal(revoke.stdout.trim(), 'token revoked');
+    assert.equal(await status(s, token), 401);
     const id = (await s.services.staff.byName('chief')).id;
     assert.equal((await s.ctx.db.selectFrom('staff_permissions').selectAll().where('staff_id', '=', id).execute()).length, 0);
   });
