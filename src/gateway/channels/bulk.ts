@@ -3,7 +3,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { sql } from 'kysely';
-import { abilityRows, ensureRoutingIndex, IDS_PER_STATEMENT, lockable, rebuildAbilities, type Db } from './store.js';
+import { abilityRows, ensureRoutingIndex, idChunks, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
 import { groupText, normalizeJson, validateLength, validateLists } from './validate.js';
 import { splitList } from './types.js';
@@ -36,11 +36,9 @@ function jsonOrEmpty(field: string, v: string) {
   throw new AppError('CHANNEL_INVALID', { params: { detail: `${field} must be a JSON object` } });
 }
 
-/** Sets the same values on the given channels, IDS_PER_STATEMENT at a time. */
+/** Sets the same values on the given channels, one statement per id chunk. */
 async function updateChannels(trx: Db, rows: { id: number }[], set: Record<string, unknown>) {
-  for (let i = 0; i < rows.length; i += IDS_PER_STATEMENT) {
-    await trx.updateTable('channels').set(set).where('id', 'in', rows.slice(i, i + IDS_PER_STATEMENT).map((r) => r.id)).execute();
-  }
+  for (const chunk of idChunks(rows)) await trx.updateTable('channels').set(set).where('id', 'in', chunk.map((r) => r.id)).execute();
 }
 
 /** Tag-wide edits and the abilities repair; each write rebuilds the abilities of the channels it touched. */

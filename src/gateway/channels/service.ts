@@ -4,7 +4,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
-import { deleteChannels, getChannel, IDS_PER_STATEMENT, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
+import { deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
 import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
 
@@ -236,7 +236,7 @@ export class ChannelService {
 
   /**
    * G11/G28/G30/G31: sets status 1 or 2 on channels; returns how many changed. Rows are read and locked
-   * IDS_PER_STATEMENT at a time in id order; rows whose other_info was the same get the same new one, so a
+   * one id chunk at a time in id order; rows whose other_info was the same get the same new one, so a
    * tag of many channels takes a few statements per chunk instead of two per channel.
    */
   async setStatus(actor: Actor, operation: string, ids: number[], status: number, detail: Record<string, unknown> = {}) {
@@ -245,8 +245,8 @@ export class ChannelService {
       let changed = 0;
       const now = nowSeconds();
       const sorted = [...new Set(ids)].sort((a, b) => a - b);
-      for (let i = 0; i < sorted.length; i += IDS_PER_STATEMENT) {
-        let q = trx.selectFrom('channels').select(['id', 'other_info']).where('id', 'in', sorted.slice(i, i + IDS_PER_STATEMENT)).where('status', '!=', status).orderBy('id');
+      for (const chunk of idChunks(sorted)) {
+        let q = trx.selectFrom('channels').select(['id', 'other_info']).where('id', 'in', chunk).where('status', '!=', status).orderBy('id');
         if (this.lock()) q = q.forUpdate();
         const rows = await q.execute();
         const byInfo = new Map<string, number[]>();

@@ -53,7 +53,14 @@ export async function ensureRoutingIndex(db: Db) {
 }
 
 /** Ids per statement of a multi-row write: far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-export const IDS_PER_STATEMENT = 500;
+const IDS_PER_STATEMENT = 500;
+
+/** The items in slices of IDS_PER_STATEMENT, in order: one statement's worth each. */
+export function idChunks<T>(items: T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += IDS_PER_STATEMENT) chunks.push(items.slice(i, i + IDS_PER_STATEMENT));
+  return chunks;
+}
 
 /** Ability rows held in memory at once while rebuilding (one channel may add up to validate.ts's MAX_ABILITIES_PER_CHANNEL). */
 const ABILITY_BATCH = 50_000;
@@ -63,9 +70,7 @@ const ABILITY_BATCH = 50_000;
  * built and inserted a batch at a time, so a write touching many channels never holds all their rows.
  */
 export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>[]) {
-  for (let i = 0; i < channels.length; i += IDS_PER_STATEMENT) {
-    await db.deleteFrom('abilities').where('channel_id', 'in', channels.slice(i, i + IDS_PER_STATEMENT).map((c) => c.id)).execute();
-  }
+  for (const chunk of idChunks(channels)) await db.deleteFrom('abilities').where('channel_id', 'in', chunk.map((c) => c.id)).execute();
   let batch: AbilityTable[] = [];
   const flush = async () => {
     // Sorted by the routing index key: neighbouring inserts land on the same index pages.
@@ -101,8 +106,7 @@ async function insertAbilities(db: Db, rows: AbilityTable[]) {
 export async function deleteChannels(db: Db, ids: number[], lock: boolean, onlyStatus?: number[]): Promise<number> {
   let n = 0;
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
-  for (let i = 0; i < sorted.length; i += IDS_PER_STATEMENT) {
-    const chunk = sorted.slice(i, i + IDS_PER_STATEMENT);
+  for (const chunk of idChunks(sorted)) {
     // Row locks are always taken in id order, so concurrent multi-row writers cannot deadlock.
     if (lock) await db.selectFrom('channels').select('id').where('id', 'in', chunk).orderBy('id').forUpdate().execute();
     let q = db.deleteFrom('channels').where('id', 'in', chunk);
