@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { loadMailOAuthConfig } from './mail-oauth.js';
+import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
 
 /**
  * Typed configuration read from the environment. Every variable is listed in docs/configuration.md;
@@ -87,6 +88,18 @@ function gatewayPermissions(env: Env, name: string, def: string): string[] {
   return values;
 }
 
+function upstreamConfig(env: Env) {
+  const allow = list(env, 'GATEWAY_UPSTREAM_ALLOW_LIST');
+  const bad = invalidAllowEntry(allow);
+  if (bad) throw new ConfigError(`GATEWAY_UPSTREAM_ALLOW_LIST: "${bad}" is not a host name, *.suffix, IP address or CIDR`);
+  return {
+    allowPrivate: bool(env, 'GATEWAY_UPSTREAM_ALLOW_PRIVATE', false),
+    allow,
+    timeoutMs: int(env, 'GATEWAY_UPSTREAM_TIMEOUT_MS', 30000, 100, 600000),
+    maxBytes: int(env, 'GATEWAY_UPSTREAM_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  };
+}
+
 function passkeyConfig(env: Env) {
   const enabled = bool(env, 'PASSKEY_ENABLED', false);
   const rpId = str(env, 'PASSKEY_RP_ID', '').trim().toLowerCase();
@@ -138,6 +151,8 @@ export function loadConfig(env: Env = process.env) {
       idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
       sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
       sqliteReadThread: bool(env, 'GATEWAY_SQLITE_READ_THREAD', true),
+      /** Outgoing requests to upstreams (src/kit/upstream): address policy, deadline, body cap. */
+      upstream: upstreamConfig(env),
     },
     edge: {
       host: str(env, 'EDGE_HOST', '127.0.0.1'),

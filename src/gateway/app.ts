@@ -21,6 +21,9 @@ import { ChannelService } from './channels/service.js';
 import { channelRoutes, clearCountCache } from './channels/routes.js';
 import { channelMoreRoutes } from './channels/more-routes.js';
 import { prefillRoutes } from './prefill/routes.js';
+import { createUpstreamClient } from '../kit/upstream/client.js';
+import { ModelService } from './models/service.js';
+import { modelRoutes } from './models/routes.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -58,8 +61,14 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     log: runtime.log.child({ deployable: 'gateway' }),
     secretKey,
     installationId: await installationId(database),
+    upstream: createUpstreamClient({
+      policy: { allowPrivate: config.gateway.upstream.allowPrivate, allow: config.gateway.upstream.allow },
+      timeoutMs: config.gateway.upstream.timeoutMs,
+      maxBytes: config.gateway.upstream.maxBytes,
+    }),
   };
-  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels: new ChannelService(ctx) };
+  const channels = new ChannelService(ctx);
+  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels) };
   return { ctx, services };
 }
 
@@ -70,6 +79,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...channelRoutes(ctx, services.channels, services.proofs),
     ...channelMoreRoutes(ctx, services.channels),
     ...prefillRoutes(ctx),
+    ...modelRoutes(services.models),
   ];
 }
 
@@ -94,13 +104,16 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     readiness: { database: () => ctx.database.ping() },
     openapi: () => buildOpenApi('Gateway API', registered),
   });
-  app.addHook('onClose', async () => ctx.database.close());
+  app.addHook('onClose', async () => {
+    await ctx.upstream.close();
+    await ctx.database.close();
+  });
   return { app, database: ctx.database, ctx, services };
 }
 
 /** The manifest view: which gateway operations are implemented (no database needed). */
 export function gatewayOperations() {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null } as never;
   return operationsOf('gateway', routesOf(none, fake, null));
 }

@@ -33,6 +33,7 @@ async function withGateway<T>(boot: Boot, fn: (g: Gateway) => Promise<T>): Promi
   try {
     return await fn(g);
   } finally {
+    await g.ctx.upstream.close();
     await g.ctx.database.close();
     await runtime.close();
   }

@@ -6,6 +6,7 @@ import type { Config } from '../config/index.js';
 import type { Database } from '../kit/db/index.js';
 import type { GatewayDB } from './db.js';
 import type { StaffIdentity } from './staff/service.js';
+import type { UpstreamClient } from '../kit/upstream/client.js';
 
 export const SECRET_KEY_FILE = 'gateway-secret.key';
 
@@ -18,6 +19,8 @@ export interface GatewayContext {
   /** AES-256-GCM key for channel keys and TOTP secrets at rest, checked against the database (sealing.ts). */
   secretKey: Buffer;
   installationId: string;
+  /** Outgoing HTTP to upstream suppliers, under the configured address policy, deadline and body cap. */
+  upstream: UpstreamClient;
 }
 
 /**

@@ -22,6 +22,7 @@ export const gatewayErrors = {
   CHANNEL_STATUS_INVALID: { status: 400, en: 'Status must be 1 (enabled) or 2 (disabled)', zh: '状态只能为 1（启用）或 2（禁用）' },
   CHANNEL_NOT_MULTI_KEY: { status: 400, en: 'The channel is not in multi-key mode', zh: '该渠道不是多密钥模式' },
   CHANNEL_KEY_INDEX_OUT_OF_RANGE: { status: 400, en: 'Key index out of range', zh: '密钥索引超出范围' },
+  CHANNEL_NO_AVAILABLE_KEY: { status: 400, en: 'The channel has no enabled key', zh: '渠道没有可用的密钥' },
   CHANNEL_LAST_KEY: { status: 400, en: 'The last key cannot be deleted', zh: '不能删除最后一个密钥' },
   CHANNEL_NO_KEY_TO_DISABLE: { status: 400, en: 'No key can be disabled', zh: '没有可禁用的密钥' },
   CHANNEL_NO_DISABLED_KEY: { status: 400, en: 'No auto-disabled key to delete', zh: '没有自动禁用的密钥可删除' },

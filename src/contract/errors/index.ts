@@ -3,8 +3,9 @@ import { accountErrors } from './account.js';
 import { gatewayErrors } from './gateway.js';
 import { securityErrors } from './security.js';
 import { oauthErrors } from './oauth.js';
+import { upstreamErrors } from './upstream.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

@@ -6,6 +6,7 @@ import { nowSeconds } from '../db.js';
 import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
 import { deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
+import { channelTarget, type UpstreamTarget } from '../upstream/target.js';
 import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
@@ -278,6 +279,16 @@ export class ChannelService {
     await rebuildAbilities(trx, [{ ...clone, id: newId }]);
     await audit(trx, actor, 'G14', newId, { source_id: id, name: clone.name });
     return { id: newId, name: clone.name, sourceId: id };
+  }
+
+  /**
+   * What an upstream call needs for a stored channel, its key opened (multi-key: `keyIndex`, else the first
+   * enabled key). Stays inside the gateway: the target's key never goes into a response.
+   */
+  async target(id: number, keyIndex?: number): Promise<UpstreamTarget> {
+    const row = await getChannel(this.ctx.db, id);
+    if (!row) throw new AppError('CHANNEL_NOT_FOUND');
+    return channelTarget(row, this.openKey(row.key), keyIndex);
   }
 
   /** G10: the full key text; the caller has consumed a proof. */

@@ -1,0 +1,31 @@
+import { badResponse, okJson, send } from '../http.js';
+import type { UpstreamTarget } from '../target.js';
+import { dataIds, uniqueIds, type ChannelAdapter } from './types.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export function anthropicHeaders(t: UpstreamTarget): Record<string, string> {
+  return { 'x-api-key': t.key, 'anthropic-version': ANTHROPIC_VERSION, accept: 'application/json' };
+}
+
+/** Pages of the model list followed at most this many times. */
+const MAX_PAGES = 20;
+
+/** Anthropic Messages API: `x-api-key` + `anthropic-version`; the model list is paged with `after_id`. */
+export const anthropicAdapter: ChannelAdapter = {
+  family: 'anthropic',
+  async listModels(ctx, t) {
+    const ids: unknown[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const query: string = `?limit=1000${after ? `&after_id=${encodeURIComponent(after)}` : ''}`;
+      const body: { has_more?: unknown; last_id?: unknown } = okJson(await send(ctx.upstream, t, { url: `${t.baseUrl}/v1/models${query}`, headers: anthropicHeaders(t) }), t);
+      const pageIds = dataIds(body);
+      if (!pageIds) throw badResponse('the model list has no data array');
+      ids.push(...pageIds);
+      if (body.has_more !== true || typeof body.last_id !== 'string') break;
+      after = body.last_id;
+    }
+    return uniqueIds(ids);
+  },
+};

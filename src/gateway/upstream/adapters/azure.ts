@@ -1,0 +1,24 @@
+import { badResponse, okJson, send } from '../http.js';
+import type { UpstreamTarget } from '../target.js';
+import { dataIds, uniqueIds, type ChannelAdapter } from './types.js';
+
+/** The data-plane API version: the channel's `other` when it names one, else a current GA version. */
+export function azureApiVersion(t: UpstreamTarget): string {
+  const v = t.other.trim();
+  return /^\d{4}-\d{2}-\d{2}(-preview)?$/.test(v) ? v : '2024-10-21';
+}
+
+export function azureHeaders(t: UpstreamTarget): Record<string, string> {
+  return { 'api-key': t.key, accept: 'application/json' };
+}
+
+/** Azure OpenAI: `api-key` header, `/openai/...?api-version=` paths on the resource's base URL. */
+export const azureAdapter: ChannelAdapter = {
+  family: 'azure',
+  async listModels(ctx, t) {
+    const url = `${t.baseUrl}/openai/models?api-version=${encodeURIComponent(azureApiVersion(t))}`;
+    const ids = dataIds(okJson(await send(ctx.upstream, t, { url, headers: azureHeaders(t) }), t));
+    if (!ids) throw badResponse('the model list has no data array');
+    return uniqueIds(ids);
+  },
+};

@@ -1,0 +1,44 @@
+import { AppError } from '../../../kit/http/errors.js';
+import type { ChannelAdapter } from './types.js';
+
+/** The stored key of a coder (Codex) channel: a JSON object of OAuth tokens. */
+export interface CodexKey {
+  access_token: string;
+  refresh_token?: string;
+  account_id: string;
+  email?: string;
+  type?: string;
+  last_refresh?: string;
+  /** RFC 3339 expiry of the access token. */
+  expired?: string;
+  [extra: string]: unknown;
+}
+
+/** Parses a coder channel's key; CHANNEL_INVALID (never echoing the key) when it is not such an object. */
+export function parseCodexKey(text: string): CodexKey {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new AppError('CHANNEL_INVALID', { params: { detail: 'a coder channel key must be a JSON object' } });
+  }
+  const k = v as Partial<CodexKey> | null;
+  if (!k || typeof k !== 'object' || Array.isArray(k) || typeof k.access_token !== 'string' || !k.access_token || typeof k.account_id !== 'string' || !k.account_id) {
+    throw new AppError('CHANNEL_INVALID', { params: { detail: 'a coder channel key needs access_token and account_id' } });
+  }
+  return k as CodexKey;
+}
+
+/**
+ * The models a ChatGPT-account (Codex) channel serves. The backend has no model-list endpoint for these
+ * credentials, so the list is the product's own (as the reference's adaptor keeps one).
+ */
+export const CODEX_MODELS = ['gpt-5', 'gpt-5-codex', 'gpt-5-codex-mini', 'gpt-5.1', 'gpt-5.1-codex', 'gpt-5.1-codex-max', 'gpt-5.1-codex-mini', 'codex-mini-latest'];
+
+/** OpenAI Codex through a ChatGPT account: `/backend-api/codex/...` with the OAuth access token. */
+export const codexAdapter: ChannelAdapter = {
+  family: 'codex',
+  async listModels() {
+    return [...CODEX_MODELS];
+  },
+};

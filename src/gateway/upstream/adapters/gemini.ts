@@ -1,0 +1,28 @@
+import { badResponse, okJson, send } from '../http.js';
+import type { UpstreamTarget } from '../target.js';
+import { uniqueIds, type ChannelAdapter } from './types.js';
+
+/** The key goes in `x-goog-api-key`, never in the URL (URLs end up in proxies' and servers' logs). */
+export function geminiHeaders(t: UpstreamTarget): Record<string, string> {
+  return { 'x-goog-api-key': t.key, accept: 'application/json' };
+}
+
+const MAX_PAGES = 20;
+
+/** Gemini (Generative Language API, v1beta): models are `models/<id>`, listed in pages. */
+export const geminiAdapter: ChannelAdapter = {
+  family: 'gemini',
+  async listModels(ctx, t) {
+    const ids: unknown[] = [];
+    let token: string | null = null;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const query: string = `?pageSize=1000${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
+      const body: { models?: unknown; nextPageToken?: unknown } = okJson(await send(ctx.upstream, t, { url: `${t.baseUrl}/v1beta/models${query}`, headers: geminiHeaders(t) }), t);
+      if (!Array.isArray(body.models)) throw badResponse('the model list has no models array');
+      ids.push(...body.models.map((m: unknown) => String((m as { name?: unknown })?.name ?? '').replace(/^models\//, '')));
+      if (typeof body.nextPageToken !== 'string' || !body.nextPageToken) break;
+      token = body.nextPageToken;
+    }
+    return uniqueIds(ids);
+  },
+};

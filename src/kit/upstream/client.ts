@@ -1,0 +1,229 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
+import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
+import { AddressRefusedError, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
+
+/**
+ * Outgoing HTTP to operator-configured upstreams: every request has a deadline, every body a size cap,
+ * every address passes the address policy (checked on the address actually connected to), redirects are
+ * never followed, and an optional proxy (http, https or socks5) carries the request.
+ */
+export type UpstreamFailure = 'refused' | 'timeout' | 'too_large' | 'unreachable' | 'bad_url';
+
+/** A failure before or while talking to the upstream; `detail` never holds a URL path, header or secret. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly kind: UpstreamFailure,
+    readonly detail: string,
+  ) {
+    super(`${kind}: ${detail}`);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface UpstreamClientOptions {
+  policy: AddressPolicy;
+  /** Default deadline of a whole request, body included. */
+  timeoutMs: number;
+  /** Default cap on a response body. */
+  maxBytes: number;
+}
+
+export interface UpstreamRequest {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** http://, https:// or socks5:// proxy URL (a channel's `setting.proxy`). */
+  proxy?: string;
+  signal?: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export interface UpstreamStream {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body's lines (without line ends), each at most maxLineBytes, the whole at most maxBytes. */
+  lines(): AsyncGenerator<string>;
+  /** The whole body as text (capped), for an error answer. */
+  text(): Promise<string>;
+  close(): void;
+}
+
+/** Parses JSON text; undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const MAX_DISPATCHERS = 64;
+const MAX_LINE_BYTES = 1024 * 1024;
+const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks:']);
+
+function parseUrl(raw: string, what: string): URL {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new UpstreamError('bad_url', `${what} is not an absolute URL`);
+  }
+  return u;
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions) {
+  const lookup = guardedLookup(options.policy);
+  const direct = new Agent({ connect: { lookup } as never, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const proxies = new Map<string, Dispatcher>();
+
+  function dispatcherFor(proxy: string | undefined): Dispatcher {
+    if (!proxy) return direct;
+    let d = proxies.get(proxy);
+    if (d) return d;
+    const u = parseUrl(proxy, 'proxy');
+    d = u.protocol === 'socks5:' || u.protocol === 'socks:' ? new Socks5ProxyAgent(proxy) : new ProxyAgent({ uri: proxy });
+    if (proxies.size >= MAX_DISPATCHERS) {
+      const [oldest, old] = proxies.entries().next().value as [string, Dispatcher];
+      proxies.delete(oldest);
+      void old.close().catch(() => {});
+    }
+    proxies.set(proxy, d);
+    return d;
+  }
+
+  /** Checks URL, scheme and (for IP literals and proxied targets, which skip the connect-time lookup) the address. */
+  async function preflight(r: UpstreamRequest) {
+    const u = parseUrl(r.url, 'upstream URL');
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UpstreamError('bad_url', 'upstream URL must be http:// or https://');
+    const proxy = r.proxy ? parseUrl(r.proxy, 'proxy') : null;
+    if (proxy && !PROXY_SCHEMES.has(proxy.protocol)) throw new UpstreamError('bad_url', 'proxy must be an http://, https:// or socks5:// URL');
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    try {
+      if (net.isIP(host) || proxy) await checkHostNow(options.policy, host);
+      if (proxy) await checkHostNow(options.policy, proxy.hostname);
+    } catch (e) {
+      throw translate(e, null);
+    }
+  }
+
+  async function open(r: UpstreamRequest, idleMs?: number) {
+    await preflight(r);
+    const timeoutMs = r.timeoutMs ?? options.timeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = r.signal ? AbortSignal.any([deadline, r.signal]) : deadline;
+    try {
+      const res = await request(r.url, {
+        method: r.method ?? 'GET',
+        headers: r.headers,
+        body: r.body,
+        signal,
+        dispatcher: dispatcherFor(r.proxy),
+        headersTimeout: Math.min(timeoutMs, idleMs ?? timeoutMs),
+        bodyTimeout: idleMs ?? timeoutMs,
+      });
+      return { res, deadline, timeoutMs };
+    } catch (e) {
+      throw translate(e, deadline.aborted ? timeoutMs : null);
+    }
+  }
+
+  async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, deadline: AbortSignal, timeoutMs: number): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) {
+          body.destroy();
+          throw new UpstreamError('too_large', `response body exceeds ${maxBytes} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (e) {
+      throw translate(e, deadline.aborted ? timeoutMs : null);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  return {
+    policy: options.policy,
+
+    /** One request; the whole body read (capped) before it returns. Non-2xx statuses are returned, not thrown. */
+    async request(r: UpstreamRequest): Promise<UpstreamResponse> {
+      const maxBytes = r.maxBytes ?? options.maxBytes;
+      const { res, deadline, timeoutMs } = await open(r);
+      const length = Number(res.headers['content-length']);
+      if (Number.isFinite(length) && length > maxBytes) {
+        res.body.destroy();
+        throw new UpstreamError('too_large', `response body exceeds ${maxBytes} bytes`);
+      }
+      return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, maxBytes, deadline, timeoutMs) };
+    },
+
+    /** A streamed response (SSE, NDJSON): lines as they arrive; `idleMs` bounds the wait for the next bytes. */
+    async stream(r: UpstreamRequest & { idleMs?: number }): Promise<UpstreamStream> {
+      const maxBytes = r.maxBytes ?? options.maxBytes;
+      const { res, deadline, timeoutMs } = await open(r, r.idleMs);
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        text: () => readCapped(res.body, Math.min(maxBytes, 1024 * 1024), deadline, timeoutMs),
+        close: () => res.body.destroy(),
+        async *lines() {
+          let size = 0;
+          let pending = '';
+          try {
+            for await (const chunk of res.body) {
+              size += (chunk as Buffer).length;
+              if (size > maxBytes) throw new UpstreamError('too_large', `stream exceeds ${maxBytes} bytes`);
+              pending += (chunk as Buffer).toString('utf8');
+              let nl: number;
+              while ((nl = pending.indexOf('\n')) >= 0) {
+                yield pending.slice(0, nl).replace(/\r$/, '');
+                pending = pending.slice(nl + 1);
+              }
+              if (pending.length > MAX_LINE_BYTES) throw new UpstreamError('too_large', `a stream line exceeds ${MAX_LINE_BYTES} bytes`);
+            }
+            if (pending) yield pending.replace(/\r$/, '');
+          } catch (e) {
+            res.body.destroy();
+            throw translate(e, deadline.aborted ? timeoutMs : null);
+          }
+        },
+      };
+    },
+
+    async close() {
+      await Promise.allSettled([direct.close(), ...[...proxies.values()].map((d) => d.close())]);
+      proxies.clear();
+    },
+  };
+}
+
+export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
+
+/** Maps socket, DNS, abort and undici errors to an UpstreamError whose detail names no URL or secret. */
+function translate(e: unknown, timedOutAfterMs: number | null): UpstreamError {
+  if (e instanceof UpstreamError) return e;
+  if (timedOutAfterMs !== null) return new UpstreamError('timeout', `no complete answer within ${timedOutAfterMs} ms`);
+  const err = e as { name?: string; code?: string; cause?: unknown };
+  const cause = (err.cause ?? {}) as { name?: string; code?: string; host?: string };
+  if (e instanceof AddressRefusedError) return new UpstreamError('refused', e.message);
+  if (cause instanceof AddressRefusedError) return new UpstreamError('refused', cause.message);
+  const code = err.code ?? cause.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new UpstreamError('timeout', 'the upstream stopped answering');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new UpstreamError('unreachable', 'the host name does not resolve');
+  if (code === 'ECONNREFUSED') return new UpstreamError('unreachable', 'connection refused');
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return new UpstreamError('unreachable', 'the connection was closed before a complete answer');
+  if (code === 'UND_ERR_INVALID_ARG' || err.name === 'InvalidArgumentError') return new UpstreamError('bad_url', 'invalid request to the upstream');
+  return new UpstreamError('unreachable', code ? `connection failed (${code})` : 'connection failed');
+}
