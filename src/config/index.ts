@@ -151,6 +151,7 @@ export function loadConfig(env: Env = process.env) {
       idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
       sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
       sqliteReadThread: bool(env, 'GATEWAY_SQLITE_READ_THREAD', true),
+      jobLeaseSeconds: int(env, 'GATEWAY_JOB_LEASE_SECONDS', 60, 3, 3600),
       /** Outgoing requests to upstreams (src/kit/upstream): address policy, deadline, body cap. */
       upstream: upstreamConfig(env),
     },

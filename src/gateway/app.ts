@@ -24,6 +24,8 @@ import { prefillRoutes } from './prefill/routes.js';
 import { createUpstreamClient } from '../kit/upstream/client.js';
 import { ModelService } from './models/service.js';
 import { modelRoutes } from './models/routes.js';
+import { JobService } from './jobs/service.js';
+import { jobRoutes } from './jobs/routes.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -68,7 +70,7 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     }),
   };
   const channels = new ChannelService(ctx);
-  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels) };
+  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx) };
   return { ctx, services };
 }
 
@@ -80,6 +82,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...channelMoreRoutes(ctx, services.channels),
     ...prefillRoutes(ctx),
     ...modelRoutes(services.models),
+    ...jobRoutes(services.jobs),
   ];
 }
 
@@ -105,6 +108,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     openapi: () => buildOpenApi('Gateway API', registered),
   });
   app.addHook('onClose', async () => {
+    await services.jobs.close();
     await ctx.upstream.close();
     await ctx.database.close();
   });
@@ -114,6 +118,6 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
 /** The manifest view: which gateway operations are implemented (no database needed). */
 export function gatewayOperations() {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null } as never;
   return operationsOf('gateway', routesOf(none, fake, null));
 }

@@ -121,6 +121,28 @@ export interface PrefillGroupTable {
   deleted_at: number | null;
 }
 
+/** A background job (G33, G40): one active job per type across instances; its runner renews a lease. */
+export interface JobTable {
+  id: string;
+  type: string;
+  status: 'running' | 'succeeded' | 'failed';
+  /** 1 while running, null after (the partial unique index of migration 0012). */
+  active: number | null;
+  params: string;
+  progress: string;
+  result: string | null;
+  error: string | null;
+  created_by: number;
+  created_by_name: string;
+  /** The instance running it. */
+  runner: string;
+  /** Until when the runner holds the job (seconds); an expired lease means the runner is gone. */
+  lease_until: number;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
 export interface GatewayDB {
   gateway_meta: GatewayMetaTable;
   staff: StaffTable;
@@ -132,6 +154,7 @@ export interface GatewayDB {
   gateway_audit: AuditTable;
   idempotency_keys: IdempotencyTable;
   prefill_groups: PrefillGroupTable;
+  gateway_jobs: JobTable;
 }
 
 export function nowSeconds(): number {

@@ -57,11 +57,14 @@ export class StaffClient {
 export type GatewayServer = Awaited<ReturnType<typeof startGateway>>;
 
 /** Starts a real gateway listener on 127.0.0.1 (random port) on the variant's database. */
-export async function startGateway(variant: Variant, opts: { env?: Record<string, string> } = {}) {
-  const dataDir = tempDir('gw-test-');
+export async function startGateway(variant: Variant, opts: { env?: Record<string, string>; shareWith?: { dataDir: string; databaseUrl: string } } = {}) {
+  // A second instance on the first one's database (and data directory, so the same sealing key); the
+  // first one owns both and removes them.
+  const owner = !opts.shareWith;
+  const dataDir = opts.shareWith?.dataDir ?? tempDir('gw-test-');
   let drop = async () => {};
-  let databaseUrl = `sqlite://${dataDir}/gateway.sqlite`;
-  if (variant.name === 'postgres') {
+  let databaseUrl = opts.shareWith?.databaseUrl ?? `sqlite://${dataDir}/gateway.sqlite`;
+  if (variant.name === 'postgres' && owner) {
     const s = freshSchema(variant.postgresUrl!);
     databaseUrl = s.url;
     drop = s.drop;
@@ -86,6 +89,7 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
     services,
     log,
     dataDir,
+    databaseUrl,
     transcript,
     anonymous: () => new StaffClient(url, null, transcript),
     client: (token: string) => new StaffClient(url, token, transcript),
@@ -103,7 +107,7 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
       await app.close();
       await runtime.close();
       await drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (owner) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -30,6 +30,8 @@ export const gatewayErrors = {
   CHANNEL_TAG_REQUIRED: { status: 400, en: 'Tag is required', zh: '标签不能为空' },
   CHANNEL_IDS_REQUIRED: { status: 400, en: 'Invalid parameters: ids must be a non-empty list', zh: '参数错误：ids 不能为空' },
   CHANNEL_FIX_RUNNING: { status: 409, en: 'A repair task is already running', zh: '已经有一个修复任务在运行中' },
+  JOB_RUNNING: { status: 409, en: 'A {type} task is already running', zh: '已有 {type} 任务在运行中' },
+  JOB_NOT_FOUND: { status: 404, en: 'Task not found', zh: '任务不存在' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, en: 'This Idempotency-Key was already used with a different request body', zh: '该 Idempotency-Key 已用于不同的请求体' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, en: 'Idempotency-Key must be 1 to 255 visible characters', zh: 'Idempotency-Key 必须为 1 到 255 个可见字符' },
   PREFILL_GROUP_INVALID: { status: 400, en: 'Group name and type are required', zh: '组名称和类型不能为空' },

@@ -193,6 +193,33 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         }
       },
     },
+    '0012_jobs': {
+      async up(db: Kysely<any>) {
+        // Background jobs (G33 channel tests, G40 model-update detection): progress readable from any
+        // instance; `active` is 1 while pending or running, and the partial unique index lets one job of a
+        // type be active at a time across every instance sharing the database.
+        await db.schema
+          .createTable('gateway_jobs')
+          .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
+          .addColumn('type', 'varchar(32)', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('active', 'integer')
+          .addColumn('params', 'text', (c) => c.notNull())
+          .addColumn('progress', 'text', (c) => c.notNull())
+          .addColumn('result', 'text')
+          .addColumn('error', 'text')
+          .addColumn('created_by', 'bigint', (c) => c.notNull())
+          .addColumn('created_by_name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('runner', 'varchar(64)', (c) => c.notNull())
+          .addColumn('lease_until', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('finished_at', 'bigint')
+          .execute();
+        await sql`create unique index gateway_jobs_one_active on gateway_jobs (type) where active = 1`.execute(db);
+        await db.schema.createIndex('gateway_jobs_type_created').on('gateway_jobs').columns(['type', 'created_at']).execute();
+      },
+    },
   };
 }
 
