@@ -126,7 +126,7 @@ export interface JobTable {
   id: string;
   type: string;
   status: 'running' | 'succeeded' | 'failed';
-  /** 1 while running, null after (the partial unique index of migration 0012). */
+  /** 1 while running, null after (the unique index on (type, active) of migration 0012). */
   active: number | null;
   params: string;
   progress: string;

@@ -34,8 +34,8 @@ const PROGRESS_WRITE_MS = 500;
 const HISTORY_SECONDS = 7 * 86400;
 
 /**
- * Background jobs with one active job per type across every instance on the database: the partial unique
- * index of migration 0012 admits one active row per type, the runner renews a lease while it works, and a
+ * Background jobs with one active job per type across every instance on the database: the unique index on
+ * (type, active) of migration 0012 admits one active row per type, the runner renews a lease while it works, and a
  * job whose lease ran out (its instance died) is marked abandoned when the next one starts.
  */
 export class JobService {

@@ -196,8 +196,9 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
     '0012_jobs': {
       async up(db: Kysely<any>) {
         // Background jobs (G33 channel tests, G40 model-update detection): progress readable from any
-        // instance; `active` is 1 while pending or running, and the partial unique index lets one job of a
-        // type be active at a time across every instance sharing the database.
+        // instance; `active` is 1 while running and NULL after, and a unique index on (type, active) lets
+        // one job of a type be active at a time across every instance sharing the database (NULLs never
+        // collide, on SQLite, PostgreSQL and MySQL alike).
         await db.schema
           .createTable('gateway_jobs')
           .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
@@ -216,7 +217,7 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
           .addColumn('updated_at', 'bigint', (c) => c.notNull())
           .addColumn('finished_at', 'bigint')
           .execute();
-        await sql`create unique index gateway_jobs_one_active on gateway_jobs (type) where active = 1`.execute(db);
+        await db.schema.createIndex('gateway_jobs_one_active').unique().on('gateway_jobs').columns(['type', 'active']).execute();
         await db.schema.createIndex('gateway_jobs_type_created').on('gateway_jobs').columns(['type', 'created_at']).execute();
       },
     },
