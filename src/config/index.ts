@@ -152,6 +152,12 @@ export function loadConfig(env: Env = process.env) {
       sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
       sqliteReadThread: bool(env, 'GATEWAY_SQLITE_READ_THREAD', true),
       jobLeaseSeconds: int(env, 'GATEWAY_JOB_LEASE_SECONDS', 60, 3, 3600),
+      /** Upstream model-update detection (G40 and its periodic run). */
+      modelUpdate: {
+        minIntervalSeconds: int(env, 'GATEWAY_MODEL_UPDATE_MIN_INTERVAL_SECONDS', 300, 0, 30 * 86400),
+        concurrency: int(env, 'GATEWAY_MODEL_UPDATE_CONCURRENCY', 4, 1, 64),
+        intervalMinutes: int(env, 'GATEWAY_MODEL_UPDATE_INTERVAL_MINUTES', 30, 0, 7 * 1440),
+      },
       /** Outgoing requests to upstreams (src/kit/upstream): address policy, deadline, body cap. */
       upstream: upstreamConfig(env),
     },

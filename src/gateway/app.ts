@@ -26,6 +26,8 @@ import { ModelService } from './models/service.js';
 import { modelRoutes } from './models/routes.js';
 import { JobService } from './jobs/service.js';
 import { jobRoutes } from './jobs/routes.js';
+import { UpstreamUpdateService } from './models/updates.js';
+import { upstreamUpdateRoutes } from './models/updates-routes.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -71,7 +73,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   };
   const channels = new ChannelService(ctx);
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx) };
-  return { ctx, services };
+  const updates = new UpstreamUpdateService(ctx, channels, services.models, services.jobs);
+  return { ctx, services: { ...services, updates } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -83,6 +86,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...prefillRoutes(ctx),
     ...modelRoutes(services.models),
     ...jobRoutes(services.jobs),
+    ...upstreamUpdateRoutes(services.updates),
   ];
 }
 
@@ -107,7 +111,9 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     readiness: { database: () => ctx.database.ping() },
     openapi: () => buildOpenApi('Gateway API', registered),
   });
+  services.updates.startSchedule();
   app.addHook('onClose', async () => {
+    services.updates.stopSchedule();
     await services.jobs.close();
     await ctx.upstream.close();
     await ctx.database.close();
@@ -118,6 +124,6 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
 /** The manifest view: which gateway operations are implemented (no database needed). */
 export function gatewayOperations() {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null } as never;
   return operationsOf('gateway', routesOf(none, fake, null));
 }

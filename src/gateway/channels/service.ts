@@ -7,7 +7,7 @@ import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js'
 import { deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
 import { channelTarget, type UpstreamTarget } from '../upstream/target.js';
-import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, type ChannelInput } from './validate.js';
+import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, validateLists, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
 
@@ -301,5 +301,33 @@ export class ChannelService {
 
   async models(enabledOnly: boolean): Promise<string[]> {
     return modelNames(this.ctx.db, enabledOnly);
+  }
+
+  /**
+   * Rewrites one channel's `models` and `settings` under its row lock (upstream model updates, G37–G40):
+   * `change` sees the stored row (without its key) and returns the new texts. Models are checked as G03
+   * checks them (the 100,000-abilities cap included) and the abilities rebuilt when they changed, all in one
+   * transaction; audited when `change` returns a detail.
+   */
+  async rewriteModels<T>(
+    actor: Actor,
+    operation: string,
+    id: number,
+    change: (row: PublicChannel) => { models: string; settings: string; audit: Record<string, unknown> | null; result: T },
+  ): Promise<T> {
+    return this.tx(async (trx) => {
+      const row = await getChannel(trx, id, this.lock());
+      if (!row) throw new AppError('CHANNEL_NOT_FOUND');
+      const { key: _key, ...stored } = row;
+      const next = change(stored);
+      const modelsChanged = next.models !== row.models;
+      if (modelsChanged) validateLists(next.models, row.group);
+      if (modelsChanged || next.settings !== row.settings) {
+        await trx.updateTable('channels').set({ models: next.models, settings: next.settings }).where('id', '=', id).execute();
+      }
+      if (modelsChanged) await rebuildAbilities(trx, [{ ...row, models: next.models }]);
+      if (next.audit) await audit(trx, actor, operation, id, next.audit);
+      return next.result;
+    });
   }
 }

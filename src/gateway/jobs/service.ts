@@ -139,4 +139,10 @@ export class JobService {
     })().finally(() => this.running.delete(job.id));
     this.running.set(job.id, { abort, done });
   }
+
+  /** When the newest job of `type` was started (seconds), on any instance; null when none is recorded. */
+  async lastStarted(type: string): Promise<number | null> {
+    const row = await this.ctx.db.selectFrom('gateway_jobs').select('created_at').where('type', '=', type).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return row ? Number(row.created_at) : null;
+  }
 }
