@@ -73,6 +73,8 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
     DATA_DIR: dataDir,
     GATEWAY_DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'debug',
+    // No periodic model-update job in tests unless a test asks for one.
+    GATEWAY_MODEL_UPDATE_INTERVAL_MINUTES: '0',
     ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl } : {}),
     ...opts.env,
   });
