@@ -3,8 +3,9 @@ import { accountErrors } from './account.js';
 import { gatewayErrors } from './gateway.js';
 import { securityErrors } from './security.js';
 import { oauthErrors } from './oauth.js';
+import { pluginErrors } from './plugins.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, pluginErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};
