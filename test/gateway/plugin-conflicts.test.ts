@@ -62,9 +62,4 @@ eachDatabase('task plugin route conflicts block start', (v) => {
     assert.match(e?.message ?? '', /plugin:example-echo-video:1 \(task plugin example-echo-video@1\.0\.0\)/);
     assert.equal(await startError(v, (dir) => writePlugin(dir, taskManifest('fine-video', '1.0.0'), HOLDING_SOURCE)), null);
   });
-
-  test('an entry module that does not export a handler is reported, not served, and does not block start', async () => {
-    const e = await startError(v, (dir) => writePlugin(dir, taskManifest('half-video', '1.0.0'), 'export async function submit() {}'));
-    assert.equal(e, null);
-  });
 });

@@ -35,6 +35,7 @@ eachDatabase('task plugins', (v) => {
     writePlugin(dir, taskManifest('second-video', '1.1.0', { sortPriority: 5, description: 'second', baseUrl: 'https://video.example.com' }), HOLDING_SOURCE);
     writePlugin(dir, taskManifest('pkg-video', '2.0.0'), HOLDING_SOURCE, 'npm');
     writePlugin(dir, { ...taskManifest('broken', '0.1.0'), surprise: true }, HOLDING_SOURCE);
+    writePlugin(dir, taskManifest('half-video', '1.0.0'), 'export async function submit() {}');
     s = await startGateway(v, { env: { GATEWAY_PLUGIN_DIR: dir, GATEWAY_PLUGIN_MAX_IN_FLIGHT: '3' } });
     root = await s.staff('root', 'root');
     alice = await s.staff('alice', 'admin');
@@ -284,7 +285,9 @@ eachDatabase('task plugins', (v) => {
     assert.equal(st.last_rebuild.status, 'partial');
     assert.equal(st.current_generation, 1);
     assert.match(st.plugin_errors['broken@0.1.0'], /surprise|additional/i);
-    assert.equal(st.last_rebuild.plugin_error_count, 1);
+    assert.match(st.plugin_errors['half-video@1.0.0'], /does not export a function get/);
+    assert.equal(st.last_rebuild.plugin_error_count, 2);
+    assert.equal((await root.post('/api/task/half-video/submit', { prompt: 'x' })).json.code, 'NOT_FOUND', 'a plugin that failed to load serves nothing');
     assert.deepEqual(st.plugins.map((p: any) => p.key), ['example-echo-video', 'pkg-video', 'second-video']);
   });
 

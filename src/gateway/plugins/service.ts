@@ -24,6 +24,8 @@ type RebuildStatus = 'never' | 'success' | 'partial' | 'failed';
 export class PluginService {
   readonly runner: TaskRunner;
   private running = new Map<string, PluginPackage>();
+  /** Per key, the version chosen at start (loaded or not): what a restart would change is measured from it. */
+  private chosen = new Map<string, string>();
   private errors: Record<string, string> = {};
   private rebuild: { status: RebuildStatus; attempted_at: number; generation: number; error?: string } = { status: 'never', attempted_at: 0, generation: 0 };
 
@@ -45,7 +47,9 @@ export class PluginService {
       const scan = scanPlugins(this.dirs());
       this.errors = { ...scan.errors };
       this.running = new Map();
-      for (const pkg of activePackages(scan.packages).values()) {
+      const active = activePackages(scan.packages);
+      this.chosen = new Map([...active].map(([key, pkg]) => [key, pkg.manifest.version]));
+      for (const pkg of active.values()) {
         const label = `${pkg.manifest.key}@${pkg.manifest.version}`;
         try {
           await importEntry(pkg);
@@ -190,13 +194,13 @@ export class PluginService {
     return list;
   }
 
-  /** Keys whose version on disk differs from the one running (applied at the next start). */
+  /** Keys whose version on disk differs from the one chosen at start (applied at the next start). */
   private async pending() {
     const next = activePackages(scanPlugins(this.dirs()).packages);
-    const keys = [...new Set([...this.running.keys(), ...next.keys()])].sort();
+    const keys = [...new Set([...this.chosen.keys(), ...next.keys()])].sort();
     return keys
-      .map((key) => ({ key, running_version: this.running.get(key)?.manifest.version ?? null, installed_version: next.get(key)?.manifest.version ?? null }))
-      .filter((p) => p.running_version !== p.installed_version);
+      .filter((key) => (this.chosen.get(key) ?? null) !== (next.get(key)?.manifest.version ?? null))
+      .map((key) => ({ key, running_version: this.running.get(key)?.manifest.version ?? null, installed_version: next.get(key)?.manifest.version ?? null }));
   }
 
   /** G77. */
