@@ -21,7 +21,9 @@ program
   .command('manifest')
   .description('print the route manifest of every deployable as JSON')
   .action(() => {
-    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations()]), null, 2));
+    // The gateway's installed plugins (GATEWAY_PLUGIN_DIR) are listed too, in their default state.
+    const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations(config)]), null, 2));
   });
 
 registerAccountCommands(program, boot);

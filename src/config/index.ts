@@ -160,6 +160,12 @@ export function loadConfig(env: Env = process.env) {
       },
       /** Outgoing requests to upstreams (src/kit/upstream): address policy, deadline, body cap. */
       upstream: upstreamConfig(env),
+      /** Installed task plugins: <dir>/<key>/<version>/ (see src/gateway/plugins/). */
+      pluginDir: path.resolve(str(env, 'GATEWAY_PLUGIN_DIR', path.join(dataDir, 'plugins'))),
+      /** Whether the plugins shipped in the repository's plugins/ folder (the factory layer) are loaded. */
+      pluginFactory: bool(env, 'GATEWAY_PLUGIN_FACTORY', true),
+      /** Queued + running plugin tasks one identity may have at a time (all plugins together). */
+      pluginMaxInFlight: int(env, 'GATEWAY_PLUGIN_MAX_IN_FLIGHT', 20, 1, 100000),
     },
     edge: {
       host: str(env, 'EDGE_HOST', '127.0.0.1'),

@@ -41,6 +41,9 @@ export function buildOpenApi(title: string, ops: RegisteredOperation[]) {
       'x-auth': spec.auth,
       ...(spec.permission ? { 'x-permission': spec.permission } : {}),
       ...(spec.scope ? { 'x-verification-scope': spec.scope } : {}),
+      ...(spec.plugin ? { 'x-plugin': spec.plugin.key, 'x-plugin-version': spec.plugin.version } : {}),
+      ...(impl?.metering ? { 'x-metering': impl.metering } : {}),
+      ...(impl?.cancellable ? { 'x-cancellable': true } : {}),
       parameters: [...pathParams, ...parameters(impl?.schema?.querystring, 'query')],
       ...(impl?.schema?.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: impl.schema.body } } } }

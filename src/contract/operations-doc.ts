@@ -17,6 +17,8 @@ export function renderOperationsDoc(): string {
     '',
     'Generated from the operation registry by `npm run docs` (do not edit by hand). `npm run manifest` prints',
     'the same data as JSON. Fields: `in:name`, `*` = required. State `planned` answers 501 `NOT_IMPLEMENTED`.',
+    'Rows `plugin:<key>:<n>` are routes of the task plugins shipped in `plugins/`, in their default state',
+    '(`disabled` until G72 enables the plugin); `npm run manifest` also lists those installed in `GATEWAY_PLUGIN_DIR`.',
     '',
   ];
   for (const deployable of ['account', 'gateway']) {

@@ -26,6 +26,11 @@ export interface DeployableWiring {
   enabledOperations: string[];
   /** Runs before authentication (for example the origin guard). */
   guards?: Partial<Record<'originGuard', (req: FastifyRequest) => Promise<void>>>;
+  /**
+   * Operations added beside the SPEC ones (routes of task plugins): checked for conflicts with them and
+   * with each other, authenticated the same way, not subject to enabledOperations.
+   */
+  extra?: RegisteredOperation[];
 }
 
 /** Joins the declarations of one deployable with their implementations. Duplicate ids or routes throw. */
@@ -46,14 +51,18 @@ export function operationsOf(deployable: Deployable, implementations: OperationI
   });
 }
 
+function routeOwner(s: Pick<OperationSpec, 'id' | 'plugin'>): string {
+  return s.plugin ? `${s.id} (task plugin ${s.plugin.key}@${s.plugin.version})` : s.id;
+}
+
 /** Start-up refuses two operations on the same method and path (trailing slashes are ignored). */
-export function assertNoRouteConflicts(specs: Pick<OperationSpec, 'id' | 'method' | 'path'>[]): void {
+export function assertNoRouteConflicts(specs: Pick<OperationSpec, 'id' | 'method' | 'path' | 'plugin'>[]): void {
   const seen = new Map<string, string>();
   for (const s of specs) {
     const key = `${s.method} ${s.path.replace(/\/+$/, '') || '/'}`.replace(/:\w+/g, ':');
     const other = seen.get(key);
-    if (other) throw new Error(`route conflict: ${s.id} and ${other} both register ${s.method} ${s.path}`);
-    seen.set(key, s.id);
+    if (other) throw new Error(`route conflict: ${routeOwner(s)} and ${other} both register ${s.method} ${s.path}`);
+    seen.set(key, routeOwner(s));
   }
 }
 
@@ -63,11 +72,14 @@ function noStore(reply: FastifyReply) {
 
 /** Registers every operation of the deployable on the app, with its guards, limits and auth. */
 export function registerOperations(app: FastifyInstance, wiring: DeployableWiring): RegisteredOperation[] {
-  const registered = operationsOf(wiring.deployable, wiring.implementations);
+  const builtIn = operationsOf(wiring.deployable, wiring.implementations);
+  const extra = wiring.extra ?? [];
+  const registered = [...builtIn, ...extra];
+  assertNoRouteConflicts(registered.map((o) => o.spec));
   const enabled = new Set(wiring.enabledOperations);
   for (const op of registered) {
     const { spec, impl } = op;
-    const disabled = enabled.size > 0 && !enabled.has(spec.id);
+    const disabled = enabled.size > 0 && !spec.plugin && !enabled.has(spec.id);
     const buckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b));
     const ipBuckets = buckets.filter((b) => b.per === 'ip');
     const userBuckets = buckets.filter((b) => b.per === 'user');
@@ -75,7 +87,8 @@ export function registerOperations(app: FastifyInstance, wiring: DeployableWirin
     app.route({
       method: spec.method,
       url: spec.path,
-      schema: impl?.schema as any,
+      // Parts left undefined are dropped: Fastify warns about a schema key without a schema.
+      schema: impl?.schema ? (Object.fromEntries(Object.entries(impl.schema).filter(([, v]) => v !== undefined)) as any) : undefined,
       bodyLimit: impl?.bodyLimit,
       config: { operationId: spec.id },
       onRequest: async (req, reply) => {
@@ -86,6 +99,7 @@ export function registerOperations(app: FastifyInstance, wiring: DeployableWirin
         await wiring.authenticate(req, spec);
         for (const b of userBuckets) await b.check(req);
         if (!impl) throw new AppError('NOT_IMPLEMENTED', { params: { operation: spec.id } });
+        if (impl.gate) await impl.gate(req);
       },
       handler: async (req, reply) => impl!.handler(req as any, reply),
     });

@@ -33,6 +33,8 @@ export interface OperationSpec {
   summary: string;
   /** Set for operations this product adds beyond SPEC (recorded in docs/differences.md). */
   addition?: boolean;
+  /** Set for routes a task plugin registers (id `plugin:<key>:<n>`). */
+  plugin?: { key: string; version: string };
 }
 
 export interface RouteSchemas {
@@ -60,6 +62,8 @@ export interface OperationImpl<R extends RouteSchemas = RouteSchemas> {
   noStore?: boolean;
   metering?: string;
   cancellable?: boolean;
+  /** Runs after authentication, before the request is parsed and validated (a task plugin's enabled check). */
+  gate?: (req: FastifyRequest) => Promise<void>;
   handler: (req: OperationRequest<R>, reply: FastifyReply) => Promise<unknown>;
 }
 

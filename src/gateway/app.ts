@@ -5,7 +5,7 @@ import { randomToken } from '../kit/crypto/tokens.js';
 import { createHttpApp } from '../kit/http/app.js';
 import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
 import { errorCatalog } from '../contract/errors/index.js';
-import { operationsOf, registerOperations } from '../contract/registry.js';
+import { assertNoRouteConflicts, operationsOf, registerOperations } from '../contract/registry.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import type { OperationImpl } from '../contract/types.js';
 import type { Runtime } from '../runtime.js';
@@ -28,6 +28,10 @@ import { JobService } from './jobs/service.js';
 import { jobRoutes } from './jobs/routes.js';
 import { UpstreamUpdateService } from './models/updates.js';
 import { upstreamUpdateRoutes } from './models/updates-routes.js';
+import { PluginService } from './plugins/service.js';
+import { pluginRoutes } from './plugins/routes.js';
+import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
+import { defaultEnabled, pluginOperations } from './plugins/runtime.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -72,7 +76,7 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     }),
   };
   const channels = new ChannelService(ctx);
-  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx) };
+  const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx), plugins: new PluginService(ctx, channels) };
   const updates = new UpstreamUpdateService(ctx, channels, services.models, services.jobs);
   return { ctx, services: { ...services, updates } };
 }
@@ -87,6 +91,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...modelRoutes(services.models),
     ...jobRoutes(services.jobs),
     ...upstreamUpdateRoutes(services.updates),
+    ...pluginRoutes(services.plugins),
   ];
 }
 
@@ -95,13 +100,24 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
   const { ctx, services } = await createGatewayContext(config, runtime);
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog });
   app.decorate('gateway', ctx);
-  const registered = registerOperations(app, {
-    deployable: 'gateway',
-    implementations: routesOf(ctx, services, runtime),
-    authenticate: gatewayAuthenticator(services.staff),
-    enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
-    rateLimits: {},
-  });
+  let registered: ReturnType<typeof registerOperations>;
+  try {
+    // Plugin routes are registered once, here: Fastify cannot add routes after listen.
+    await services.plugins.load();
+    registered = registerOperations(app, {
+      deployable: 'gateway',
+      implementations: routesOf(ctx, services, runtime),
+      authenticate: gatewayAuthenticator(services.staff),
+      enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
+      rateLimits: {},
+      extra: services.plugins.operations(),
+    });
+  } catch (e) {
+    await app.close();
+    await ctx.upstream.close();
+    await ctx.database.close();
+    throw e;
+  }
   // Any non-GET channel operation may change list totals: drop the cached counts of this instance.
   app.addHook('onSend', async (req) => {
     if (req.method !== 'GET' && req.url.startsWith('/api/channel')) clearCountCache(ctx);
@@ -109,11 +125,12 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
   installOpsEndpoints(app, {
     name: 'gateway',
     readiness: { database: () => ctx.database.ping() },
-    openapi: () => buildOpenApi('Gateway API', registered),
+    openapi: async () => buildOpenApi('Gateway API', await services.plugins.withState(registered)),
   });
   services.updates.startSchedule();
   app.addHook('onClose', async () => {
     services.updates.stopSchedule();
+    services.plugins.close();
     await services.jobs.close();
     await ctx.upstream.close();
     await ctx.database.close();
@@ -121,9 +138,20 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
   return { app, database: ctx.database, ctx, services };
 }
 
-/** The manifest view: which gateway operations are implemented (no database needed). */
-export function gatewayOperations() {
+/**
+ * The manifest view: which gateway operations are implemented (no database needed), with the routes of
+ * the plugins on disk in their default state. Without a config only the shipped (factory) plugins are
+ * read, so docs/operations.md does not depend on the machine.
+ */
+export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null } as never;
-  return operationsOf('gateway', routesOf(none, fake, null));
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null } as never;
+  const builtIn = operationsOf('gateway', routesOf(none, fake, null));
+  const dirs = config
+    ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }
+    : { factory: FACTORY_DIR, installed: null };
+  const plugins = pluginOperations(activePackages(scanPlugins(dirs).packages).values(), defaultEnabled);
+  const all = [...builtIn, ...plugins];
+  assertNoRouteConflicts(all.map((o) => o.spec));
+  return all;
 }

@@ -143,6 +143,33 @@ export interface JobTable {
   finished_at: number | null;
 }
 
+/** Enable/disable state of one task plugin key; without a row the layer's default applies. */
+export interface TaskPluginTable {
+  key: string;
+  enabled: number;
+  updated_at: number;
+}
+
+export type PluginTaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** One task created through a task plugin's route, owned by the identity that created it. */
+export interface TaskPluginTaskTable {
+  id: number;
+  /** Public id (random, not guessable). */
+  task_id: string;
+  plugin_key: string;
+  plugin_version: string;
+  owner_id: number;
+  owner_name: string;
+  status: PluginTaskStatus;
+  /** JSON of the validated request fields. */
+  input: string;
+  result: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface GatewayDB {
   gateway_meta: GatewayMetaTable;
   staff: StaffTable;
@@ -155,6 +182,8 @@ export interface GatewayDB {
   idempotency_keys: IdempotencyTable;
   prefill_groups: PrefillGroupTable;
   gateway_jobs: JobTable;
+  task_plugins: TaskPluginTable;
+  task_plugin_tasks: TaskPluginTaskTable;
 }
 
 export function nowSeconds(): number {

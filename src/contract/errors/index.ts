@@ -4,8 +4,9 @@ import { gatewayErrors } from './gateway.js';
 import { securityErrors } from './security.js';
 import { oauthErrors } from './oauth.js';
 import { upstreamErrors } from './upstream.js';
+import { pluginErrors } from './plugins.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

@@ -221,6 +221,34 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await db.schema.createIndex('gateway_jobs_type_created').on('gateway_jobs').columns(['type', 'created_at']).execute();
       },
     },
+    '0014_task_plugins': {
+      async up(db: Kysely<any>) {
+        // Enable/disable state per plugin key (no row: the layer's default, see src/gateway/plugins/).
+        await db.schema
+          .createTable('task_plugins')
+          .addColumn('key', 'varchar(64)', (c) => c.primaryKey())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('task_plugin_tasks')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('task_id', 'varchar(48)', (c) => c.notNull().unique())
+          .addColumn('plugin_key', 'varchar(64)', (c) => c.notNull())
+          .addColumn('plugin_version', 'varchar(64)', (c) => c.notNull())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull())
+          .addColumn('owner_name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('input', 'text', (c) => c.notNull())
+          .addColumn('result', 'text')
+          .addColumn('error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('task_plugin_tasks_owner_status_idx').on('task_plugin_tasks').columns(['owner_id', 'status']).execute();
+        await db.schema.createIndex('task_plugin_tasks_plugin_status_idx').on('task_plugin_tasks').columns(['plugin_key', 'status', 'plugin_version']).execute();
+      },
+    },
   };
 }
 

@@ -5,7 +5,7 @@ export interface OpsEndpointOptions {
   name: string;
   /** Each check throws when its dependency is not ready. */
   readiness: Record<string, () => Promise<void>>;
-  openapi: () => unknown;
+  openapi: () => unknown | Promise<unknown>;
 }
 
 /** /healthz, /readyz, /metrics (Prometheus) and /api/openapi.json for one deployable. */
@@ -61,7 +61,10 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     reply.header('Content-Type', registry.contentType);
     return registry.metrics();
   });
+  // Built once; a deployable whose document changes while it runs (states read from its database) passes
+  // a function returning a promise, called for each request.
   const doc = opts.openapi();
-  app.get('/api/openapi.json', async () => doc);
+  if (doc instanceof Promise) doc.catch(() => {});
+  app.get('/api/openapi.json', async () => (doc instanceof Promise ? opts.openapi() : doc));
   return registry;
 }

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { ok } from '../../kit/http/envelope.js';
+import { staffOf } from '../auth.js';
+import type { PluginService } from './service.js';
+
+const Key = Type.String({ pattern: '^[a-z][a-z0-9-]{1,63}$' });
+const Version = Type.String({ pattern: '^\\d{1,9}\\.\\d{1,9}\\.\\d{1,9}(-[0-9A-Za-z.-]{1,40})?$' });
+const Flag = Type.Optional(Type.Boolean());
+
+/** G72–G77 (root) and G84 (admin + TaskPluginBind): task plugin administration. */
+export function pluginRoutes(plugins: PluginService) {
+  return [
+    implement('G72', {
+      schema: {
+        params: Type.Object({ key: Key }),
+        querystring: Type.Object({ cascade: Flag, force: Flag }),
+        body: Type.Object({ enabled: Type.Boolean() }),
+      },
+      handler: async (req) => ok(await plugins.setStatus(staffOf(req), req.params.key, req.body.enabled, !!req.query.cascade, !!req.query.force)),
+    }),
+    implement('G73', {
+      schema: { params: Type.Object({ key: Key }) },
+      handler: async (req) => ok(await plugins.versions(req.params.key)),
+    }),
+    implement('G74', {
+      schema: { params: Type.Object({ key: Key, version: Version }), querystring: Type.Object({ force: Flag }) },
+      handler: async (req) => ok(await plugins.deleteVersion(staffOf(req), req.params.key, req.params.version, !!req.query.force)),
+    }),
+    implement('G75', {
+      handler: async () => ok(await plugins.sources()),
+    }),
+    implement('G76', {
+      schema: {
+        body: Type.Array(Type.Object({ name: Type.String({ maxLength: 200 }), index_url: Type.String({ maxLength: 2048 }) }), { maxItems: 1000 }),
+      },
+      handler: async (req) => ok(await plugins.setSources(staffOf(req), req.body)),
+    }),
+    implement('G77', {
+      handler: async () => ok(await plugins.runtimeStatus()),
+    }),
+    implement('G84', {
+      handler: async () => ok(await plugins.options()),
+    }),
+  ];
+}
