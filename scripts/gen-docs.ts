@@ -1,7 +1,7 @@
 // Generates docs/operations.md from the operation registry (the same data as `npm run manifest`).
 // `npm run docs` writes it; `tsx scripts/gen-docs.ts --check` exits 1 when the committed file is stale.
 import fs from 'node:fs';
-import { renderOperationsDoc } from '../src/contract/operations-doc.js';
+import { renderOperationsDoc } from './operations-doc.js';
 
 const target = new URL('../docs/operations.md', import.meta.url);
 const text = renderOperationsDoc();

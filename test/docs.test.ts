@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { renderOperationsDoc } from '../src/contract/operations-doc.js';
+import { renderOperationsDoc } from '../scripts/operations-doc.js';
 
 test('docs/operations.md matches the registry (run npm run docs after changing operations)', () => {
   assert.equal(fs.readFileSync('docs/operations.md', 'utf8'), renderOperationsDoc());

@@ -1,6 +1,6 @@
-import { accountOperations } from '../account/app.js';
-import { gatewayOperations } from '../gateway/app.js';
-import { buildManifest, type ManifestEntry } from './manifest.js';
+import { accountOperations } from '../src/account/app.js';
+import { gatewayOperations } from '../src/gateway/app.js';
+import { buildManifest, type ManifestEntry } from '../src/contract/manifest.js';
 
 function row(m: ManifestEntry): string {
   const access = [m.auth, m.permission, m.scope].filter(Boolean).join('; ');
