@@ -100,6 +100,32 @@ function upstreamConfig(env: Env) {
   };
 }
 
+/** The reference's AutomaticDisableKeywords (case-insensitive substrings of an upstream error message). */
+const DISABLE_KEYWORDS = [
+  'Your credit balance is too low',
+  'This organization has been disabled.',
+  'You exceeded your current quota',
+  'Permission denied',
+  'The security token included in the request is invalid',
+  'Operation not allowed',
+  'Your account is not authorized',
+];
+
+function channelTestConfig(env: Env) {
+  const codes = list(env, 'GATEWAY_AUTO_DISABLE_STATUS_CODES').length ? list(env, 'GATEWAY_AUTO_DISABLE_STATUS_CODES') : ['401'];
+  for (const c of codes) if (!/^[1-5]\d\d$/.test(c)) throw new ConfigError(`GATEWAY_AUTO_DISABLE_STATUS_CODES: "${c}" is not an HTTP status`);
+  const keywords = env.GATEWAY_AUTO_DISABLE_KEYWORDS === undefined ? DISABLE_KEYWORDS : env.GATEWAY_AUTO_DISABLE_KEYWORDS.split('|').map((k) => k.trim()).filter(Boolean);
+  return {
+    concurrency: int(env, 'GATEWAY_CHANNEL_TEST_CONCURRENCY', 8, 1, 256),
+    intervalMs: int(env, 'GATEWAY_CHANNEL_TEST_INTERVAL_MS', 0, 0, 60000),
+    autoDisable: bool(env, 'GATEWAY_AUTO_DISABLE_CHANNEL', false),
+    autoEnable: bool(env, 'GATEWAY_AUTO_ENABLE_CHANNEL', false),
+    disableThresholdSeconds: int(env, 'GATEWAY_CHANNEL_DISABLE_THRESHOLD_SECONDS', 5, 0, 3600),
+    disableStatusCodes: codes.map(Number),
+    disableKeywords: keywords.map((k) => k.toLowerCase()),
+  };
+}
+
 function passkeyConfig(env: Env) {
   const enabled = bool(env, 'PASSKEY_ENABLED', false);
   const rpId = str(env, 'PASSKEY_RP_ID', '').trim().toLowerCase();
@@ -152,6 +178,8 @@ export function loadConfig(env: Env = process.env) {
       sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
       sqliteReadThread: bool(env, 'GATEWAY_SQLITE_READ_THREAD', true),
       jobLeaseSeconds: int(env, 'GATEWAY_JOB_LEASE_SECONDS', 60, 3, 3600),
+      /** Channel tests (G33, G34) and the automatic disable / enable rules applied to G33's results. */
+      channelTest: channelTestConfig(env),
       /** Upstream model-update detection (G40 and its periodic run). */
       modelUpdate: {
         minIntervalSeconds: int(env, 'GATEWAY_MODEL_UPDATE_MIN_INTERVAL_SECONDS', 300, 0, 30 * 86400),

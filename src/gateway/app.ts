@@ -28,6 +28,8 @@ import { JobService } from './jobs/service.js';
 import { jobRoutes } from './jobs/routes.js';
 import { UpstreamUpdateService } from './models/updates.js';
 import { upstreamUpdateRoutes } from './models/updates-routes.js';
+import { ChannelTestService } from './channel-tests/service.js';
+import { channelTestRoutes } from './channel-tests/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -78,7 +80,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const channels = new ChannelService(ctx);
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx), plugins: new PluginService(ctx, channels) };
   const updates = new UpstreamUpdateService(ctx, channels, services.models, services.jobs);
-  return { ctx, services: { ...services, updates } };
+  const tests = new ChannelTestService(ctx, channels, services.jobs);
+  return { ctx, services: { ...services, updates, tests } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -91,6 +94,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...modelRoutes(services.models),
     ...jobRoutes(services.jobs),
     ...upstreamUpdateRoutes(services.updates),
+    ...channelTestRoutes(services.tests),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -145,7 +149,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

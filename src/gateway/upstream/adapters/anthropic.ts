@@ -1,5 +1,6 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
+import { probe } from '../probe.js';
 import { dataIds, uniqueIds, type ChannelAdapter } from './types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -27,5 +28,10 @@ export const anthropicAdapter: ChannelAdapter = {
       after = body.last_id;
     }
     return uniqueIds(ids);
+  },
+  endpoints: ['anthropic'],
+  test(ctx, t, r) {
+    const body = { model: r.model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], stream: r.stream };
+    return probe(ctx.upstream, t, { url: `${t.baseUrl}/v1/messages`, headers: anthropicHeaders(t), body, stream: r.stream, timeoutMs: r.timeoutMs });
   },
 };

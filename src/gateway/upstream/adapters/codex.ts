@@ -1,4 +1,6 @@
 import { AppError } from '../../../kit/http/errors.js';
+import { probe } from '../probe.js';
+import type { UpstreamTarget } from '../target.js';
 import type { ChannelAdapter } from './types.js';
 
 /** The stored key of a coder (Codex) channel: a JSON object of OAuth tokens. */
@@ -41,4 +43,16 @@ export const codexAdapter: ChannelAdapter = {
   async listModels() {
     return [...CODEX_MODELS];
   },
+  endpoints: ['openai-response'],
+  // The backend answers only streamed requests, so the test always streams (as the reference's does).
+  test(ctx, t, r) {
+    const key = parseCodexKey(t.key);
+    const body = { model: r.model, instructions: '', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }], stream: true, store: false };
+    return probe(ctx.upstream, t, { url: `${t.baseUrl}/backend-api/codex/responses`, headers: codexHeaders(t, key), body, stream: true, timeoutMs: r.timeoutMs });
+  },
 };
+
+/** The ChatGPT backend's headers: the OAuth access token and the account id. */
+export function codexHeaders(_t: UpstreamTarget, key: CodexKey): Record<string, string> {
+  return { authorization: `Bearer ${key.access_token}`, 'chatgpt-account-id': key.account_id, accept: 'application/json' };
+}

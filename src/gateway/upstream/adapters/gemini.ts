@@ -1,5 +1,6 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
+import { probe } from '../probe.js';
 import { uniqueIds, type ChannelAdapter } from './types.js';
 
 /** The key goes in `x-goog-api-key`, never in the URL (URLs end up in proxies' and servers' logs). */
@@ -24,5 +25,12 @@ export const geminiAdapter: ChannelAdapter = {
       token = body.nextPageToken;
     }
     return uniqueIds(ids);
+  },
+  endpoints: ['gemini'],
+  test(ctx, t, r) {
+    const action = r.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 16 } };
+    const url = `${t.baseUrl}/v1beta/models/${encodeURIComponent(r.model)}:${action}`;
+    return probe(ctx.upstream, t, { url, headers: geminiHeaders(t), body, stream: r.stream, timeoutMs: r.timeoutMs });
   },
 };

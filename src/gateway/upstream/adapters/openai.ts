@@ -1,6 +1,7 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
-import { dataIds, uniqueIds, type ChannelAdapter } from './types.js';
+import { probe } from '../probe.js';
+import { dataIds, openaiPath, openaiTestBody, uniqueIds, type ChannelAdapter } from './types.js';
 
 const TYPE_ALI = 17;
 const TYPE_ZHIPU_V4 = 26;
@@ -26,5 +27,10 @@ export const openaiAdapter: ChannelAdapter = {
     const ids = dataIds(okJson(res, t));
     if (!ids) throw badResponse('the model list has no data array');
     return uniqueIds(ids);
+  },
+  endpoints: ['openai', 'openai-response', 'embeddings'],
+  test(ctx, t, r) {
+    const stream = r.stream && r.endpoint !== 'embeddings';
+    return probe(ctx.upstream, t, { url: t.baseUrl + openaiPath(r.endpoint), headers: openaiHeaders(t), body: openaiTestBody({ ...r, stream }), stream, timeoutMs: r.timeoutMs });
   },
 };
