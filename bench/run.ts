@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: bare Fastify baseline and the account cases, measured in one run with autocannon on
  * loopback, printed as req/s, p50/p99 and the ratio to the baseline. Then the gateway cases when
- * bench/gateway.ts exists (it exports `gatewayBench(): Promise<string[]>`). See docs/performance.md.
+ * bench/gateway.ts exists (it exports `gatewayBench(): Promise<string[]>`), and G33 over 1,000 channels against a
+ * fake upstream (bench/channel-tests.ts). See docs/performance.md.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { BENCH_DIR, HEADER, LOAD, measure, row, startServer, type ServerChild } from './lib.js';
 import { accountBench, LOGIN_CONCURRENCY, sessionsRead } from './account.js';
 import { FLOOR_TOKEN } from './users.js';
+import { channelTestBench } from './channel-tests.js';
 
 const TARGET_READ = 0.6;
 const TARGET_LOGIN = 0.9;
@@ -73,6 +75,15 @@ async function main() {
     for (const line of await gatewayLines()) console.log(line);
   } catch (e) {
     console.log(`gateway: failed: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  }
+
+  console.log('');
+  try {
+    const lines = process.env.BENCH_SKIP_CHANNEL_TESTS === '1' ? ['G33: skipped (BENCH_SKIP_CHANNEL_TESTS=1)'] : await channelTestBench();
+    for (const line of lines) console.log(line);
+  } catch (e) {
+    console.log(`G33: failed: ${e instanceof Error ? e.message : String(e)}`);
     process.exitCode = 1;
   }
 }

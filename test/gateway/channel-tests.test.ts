@@ -13,7 +13,7 @@ const CODEX = JSON.stringify({ access_token: 'codex-access-token-0123456789', re
 
 /** OpenAI-style answers chosen by the model name; a bad key gets 401 with the key echoed (as OpenAI does). */
 function openai(kind: 'chat' | 'responses' | 'embeddings') {
-  return (r: Seen, res: http.ServerResponse) => {
+  return (r: Seen, res: http.ServerResponse): void => {
     const key = String(r.headers.authorization ?? r.headers['api-key'] ?? '').replace(/^Bearer /, '');
     if (key.startsWith(BAD)) return sendJson(res, 401, { error: { message: `Incorrect API key provided: ${key}.`, type: 'invalid_request_error', code: 'invalid_api_key' } });
     const model = String(r.json?.model ?? '');
@@ -21,7 +21,7 @@ function openai(kind: 'chat' | 'responses' | 'embeddings') {
     if (model === 'broken') return sendJson(res, 500, { error: { message: 'upstream exploded' } });
     if (model === 'err-in-200') return sendJson(res, 200, { error: { message: 'model overloaded', type: 'server_error' } });
     if (model === 'cut') return sendSse(res, [], { cut: true });
-    if (model === 'huge') return hugeBody(4 * 1024 * 1024)(r, res);
+    if (model === 'huge') return void hugeBody(4 * 1024 * 1024)(r, res);
     if (model === 'quota') return sendJson(res, 400, { error: { message: 'You exceeded your current quota, please check your plan', type: 'insufficient_quota' } });
     if (r.json?.stream) return sendSse(res, [{ id: 'c1', choices: [{ delta: { content: 'hello' } }] }, { id: 'c1', choices: [], usage: { total_tokens: 3 } }]);
     if (kind === 'embeddings') return sendJson(res, 200, { object: 'list', data: [{ embedding: [0.1, 0.2] }] });

@@ -74,10 +74,13 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
 }
 
 /** Writes Server-Sent Events, one `data:` line each, then ends (or cuts the connection when `cut`). */
-export function sendSse(res: http.ServerResponse, events: unknown[], opts: { done?: boolean; cut?: boolean } = {}) {
+export function sendSse(res: http.ServerResponse, events: unknown[], opts: { done?: boolean; cut?: boolean } = {}): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const e of events) res.write(`data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`);
-  if (opts.cut) return res.destroy();
+  if (opts.cut) {
+    res.destroy();
+    return;
+  }
   if (opts.done !== false) res.write('data: [DONE]\n\n');
   res.end();
 }
