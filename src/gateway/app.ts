@@ -30,6 +30,8 @@ import { UpstreamUpdateService } from './models/updates.js';
 import { upstreamUpdateRoutes } from './models/updates-routes.js';
 import { ChannelTestService } from './channel-tests/service.js';
 import { channelTestRoutes } from './channel-tests/routes.js';
+import { BalanceService } from './balance/service.js';
+import { balanceRoutes } from './balance/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -81,7 +83,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx), plugins: new PluginService(ctx, channels) };
   const updates = new UpstreamUpdateService(ctx, channels, services.models, services.jobs);
   const tests = new ChannelTestService(ctx, channels, services.jobs);
-  return { ctx, services: { ...services, updates, tests } };
+  const balances = new BalanceService(ctx, channels, services.jobs);
+  return { ctx, services: { ...services, updates, tests, balances } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -95,6 +98,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...jobRoutes(services.jobs),
     ...upstreamUpdateRoutes(services.updates),
     ...channelTestRoutes(services.tests),
+    ...balanceRoutes(services.balances),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -149,7 +153,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

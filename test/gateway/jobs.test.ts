@@ -43,10 +43,10 @@ eachDatabase('gateway background jobs (GS02)', (v) => {
 
   test('one active job per type across two instances; progress and result readable from either', async () => {
     const job = held();
-    const started = await a.services.jobs.start(actor, 'channel_test', { mode: 'all' }, job.body);
+    const started = await a.services.jobs.start(actor, 'GS', 'channel_test', { mode: 'all' }, job.body);
     assert.equal(started.status, 'running');
-    await assert.rejects(b.services.jobs.start(actor, 'channel_test', {}, async () => null), (e: any) => e.code === 'JOB_RUNNING' && e.options.data.task_id === started.task_id);
-    const other = await b.services.jobs.start(actor, 'model_update', {}, async () => ({ n: 0 }));
+    await assert.rejects(b.services.jobs.start(actor, 'GS', 'channel_test', {}, async () => null), (e: any) => e.code === 'JOB_RUNNING' && e.options.data.task_id === started.task_id);
+    const other = await b.services.jobs.start(actor, 'GS', 'model_update', {}, async () => ({ n: 0 }));
     assert.notEqual(other.task_id, started.task_id);
     const mid = await until(() => reader.get(`/api/system_task/${started.task_id}`), (r) => r.json?.data?.progress?.done === 1);
     assert.equal(mid.status, 200, mid.text);
@@ -57,16 +57,16 @@ eachDatabase('gateway background jobs (GS02)', (v) => {
     assert.equal(end.json.data.status, 'succeeded');
     assert.deepEqual(end.json.data.result, { tested: 2 });
     assert.deepEqual(end.json.data.progress, { done: 2, total: 2 });
-    const next = await b.services.jobs.start(actor, 'channel_test', {}, async () => null);
+    const next = await b.services.jobs.start(actor, 'GS', 'channel_test', {}, async () => null);
     assert.notEqual(next.task_id, started.task_id, 'a finished job does not block the next');
   });
 
   test('a job whose runner stopped renewing its lease is abandoned and the next one starts', async () => {
     const job = held();
-    const first = await a.services.jobs.start(actor, 'lease_test', {}, job.body);
+    const first = await a.services.jobs.start(actor, 'GS', 'lease_test', {}, job.body);
     // The runner's instance "dies": its lease runs out without renewal.
     await a.ctx.db.updateTable('gateway_jobs').set({ lease_until: 0, runner: 'gone' }).where('id', '=', first.task_id).execute();
-    const second = await b.services.jobs.start(actor, 'lease_test', {}, async () => 'ok');
+    const second = await b.services.jobs.start(actor, 'GS', 'lease_test', {}, async () => 'ok');
     assert.notEqual(second.task_id, first.task_id);
     const old = await reader.get(`/api/system_task/${first.task_id}`);
     assert.equal(old.json.data.status, 'failed');
@@ -79,14 +79,14 @@ eachDatabase('gateway background jobs (GS02)', (v) => {
   });
 
   test('a failing body ends as failed with its code only; a shutdown stops running jobs', async () => {
-    const failing = await a.services.jobs.start(actor, 'fail_test', {}, async () => {
+    const failing = await a.services.jobs.start(actor, 'GS', 'fail_test', {}, async () => {
       throw new Error('boom sk-secret-in-message');
     });
     const r = await until(() => reader.get(`/api/system_task/${failing.task_id}`), (x) => x.json?.data?.status !== 'running');
     assert.equal(r.json.data.status, 'failed');
     assert.equal(r.json.data.error, 'internal error');
     assert.ok(!r.text.includes('sk-secret'));
-    const stop = await a.services.jobs.start(actor, 'stop_test', {}, held().body);
+    const stop = await a.services.jobs.start(actor, 'GS', 'stop_test', {}, held().body);
     await a.services.jobs.close();
     const stopped = await reader.get(`/api/system_task/${stop.task_id}`);
     assert.equal(stopped.json.data.status, 'failed');

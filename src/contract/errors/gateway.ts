@@ -31,6 +31,7 @@ export const gatewayErrors = {
   CHANNEL_IDS_REQUIRED: { status: 400, en: 'Invalid parameters: ids must be a non-empty list', zh: '参数错误：ids 不能为空' },
   CHANNEL_FIX_RUNNING: { status: 409, en: 'A repair task is already running', zh: '已经有一个修复任务在运行中' },
   CHANNEL_TEST_ENDPOINT_UNSUPPORTED: { status: 400, en: 'Endpoint type {endpoint} cannot be tested on channel type {type}', zh: '渠道类型 {type} 不支持测试端点类型 {endpoint}' },
+  CHANNEL_BALANCE_MULTI_KEY: { status: 400, en: 'Multi-key channels have no single balance', zh: '多密钥渠道不支持余额查询' },
   JOB_RUNNING: { status: 409, en: 'A {type} task is already running', zh: '已有 {type} 任务在运行中' },
   JOB_NOT_FOUND: { status: 404, en: 'Task not found', zh: '任务不存在' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, en: 'This Idempotency-Key was already used with a different request body', zh: '该 Idempotency-Key 已用于不同的请求体' },

@@ -88,7 +88,7 @@ export class ChannelTestService {
 
   /** G33: starts the test-all job (409 JOB_RUNNING while one runs on any instance). */
   startAll(actor: Actor, mode: TestMode) {
-    return this.jobs.start(actor, JOB_TYPE, { mode }, (run) => this.testAll(run, mode));
+    return this.jobs.start(actor, 'G33', JOB_TYPE, { mode }, (run) => this.testAll(run, mode));
   }
 
   /**

@@ -85,3 +85,8 @@ export async function recordTestTimes(ctx: GatewayContext, results: { id: number
     for (const r of results) await trx.updateTable('channels').set({ response_time: r.ms, test_time: now }).where('id', '=', r.id).execute();
   });
 }
+
+/** Saves a balance read from the upstream, with the time it was read. */
+export async function recordBalance(ctx: GatewayContext, id: number, balance: number) {
+  await ctx.db.updateTable('channels').set({ balance, balance_updated_time: nowSeconds() }).where('id', '=', id).execute();
+}

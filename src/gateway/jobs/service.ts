@@ -50,9 +50,10 @@ export class JobService {
 
   /**
    * Starts `body` as job `type` unless one is active: then 409 JOB_RUNNING with that job's
-   * `{task_id, status, type}`. Answers at once; the body runs in the background.
+   * `{task_id, status, type}`. The job row and its audit row (under `operation`, the SPEC id that started
+   * it) are written together. Answers at once; the body runs in the background.
    */
-  async start(actor: Actor, type: string, params: Record<string, unknown>, body: (run: JobRun) => Promise<unknown>) {
+  async start(actor: Actor, operation: string, type: string, params: Record<string, unknown>, body: (run: JobRun) => Promise<unknown>) {
     const now = nowSeconds();
     const job: JobTable = {
       id: crypto.randomUUID(),
@@ -74,7 +75,10 @@ export class JobService {
     await pruneJobs(this.ctx.db, now - HISTORY_SECONDS);
     for (let attempt = 0; ; attempt++) {
       try {
-        await insertJob(this.ctx.db, job);
+        await this.ctx.db.transaction().execute(async (trx) => {
+          await insertJob(trx, job);
+          await audit(trx, actor, operation, null, { task_id: job.id, type, ...params });
+        });
         break;
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
@@ -85,7 +89,6 @@ export class JobService {
         throw new AppError('JOB_RUNNING', { params: { type }, data: running ? { task_id: running.id, status: running.status, type } : { type } });
       }
     }
-    await audit(this.ctx.db, actor, `job:${type}`, null, { task_id: job.id, ...params });
     this.launch(job, body);
     return { task_id: job.id, status: job.status, type };
   }

@@ -190,7 +190,7 @@ export class UpstreamUpdateService {
 
   /** G40: starts the detection of every enabled opted-in channel as a background job (409 while one runs). */
   detectAll(actor: Actor, force: boolean) {
-    return this.jobs.start(actor, JOB_TYPE, { force, trigger: 'manual' }, (run) => this.runAll(actor, run, force));
+    return this.jobs.start(actor, 'G40', JOB_TYPE, { force, trigger: 'manual' }, (run) => this.runAll(actor, run, force));
   }
 
   private async runAll(actor: Actor, run: JobRun, force: boolean) {
@@ -288,7 +288,7 @@ export class UpstreamUpdateService {
     try {
       const last = await this.jobs.lastStarted(JOB_TYPE);
       if (last !== null && nowSeconds() - last < this.config.intervalMinutes * 60) return null;
-      return await this.jobs.start(SCHEDULE_ACTOR, JOB_TYPE, { force: false, trigger: 'schedule' }, (run) => this.runAll(SCHEDULE_ACTOR, run, false));
+      return await this.jobs.start(SCHEDULE_ACTOR, 'G40', JOB_TYPE, { force: false, trigger: 'schedule' }, (run) => this.runAll(SCHEDULE_ACTOR, run, false));
     } catch (e) {
       if (!(e instanceof AppError && e.code === 'JOB_RUNNING')) this.ctx.log.warn({ err: e }, 'scheduled upstream model update did not start');
       return null;
