@@ -180,6 +180,12 @@ export function loadConfig(env: Env = process.env) {
       jobLeaseSeconds: int(env, 'GATEWAY_JOB_LEASE_SECONDS', 60, 3, 3600),
       /** Channel tests (G33, G34) and the automatic disable / enable rules applied to G33's results. */
       channelTest: channelTestConfig(env),
+      /** Ollama local-model operations (G22–G25). */
+      ollama: {
+        pullTimeoutMs: int(env, 'GATEWAY_OLLAMA_PULL_TIMEOUT_MS', 30 * 60_000, 1000, 6 * 3600_000),
+        streamTimeoutMs: int(env, 'GATEWAY_OLLAMA_STREAM_TIMEOUT_MS', 3600_000, 1000, 6 * 3600_000),
+        streamIdleMs: int(env, 'GATEWAY_OLLAMA_STREAM_IDLE_MS', 5 * 60_000, 100, 3600_000),
+      },
       /** Upstream model-update detection (G40 and its periodic run). */
       modelUpdate: {
         minIntervalSeconds: int(env, 'GATEWAY_MODEL_UPDATE_MIN_INTERVAL_SECONDS', 300, 0, 30 * 86400),

@@ -32,6 +32,8 @@ import { ChannelTestService } from './channel-tests/service.js';
 import { channelTestRoutes } from './channel-tests/routes.js';
 import { BalanceService } from './balance/service.js';
 import { balanceRoutes } from './balance/routes.js';
+import { LocalModelService } from './localmodels/service.js';
+import { localModelRoutes } from './localmodels/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -84,7 +86,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const updates = new UpstreamUpdateService(ctx, channels, services.models, services.jobs);
   const tests = new ChannelTestService(ctx, channels, services.jobs);
   const balances = new BalanceService(ctx, channels, services.jobs);
-  return { ctx, services: { ...services, updates, tests, balances } };
+  const local = new LocalModelService(ctx, channels);
+  return { ctx, services: { ...services, updates, tests, balances, local } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -99,6 +102,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...upstreamUpdateRoutes(services.updates),
     ...channelTestRoutes(services.tests),
     ...balanceRoutes(services.balances),
+    ...localModelRoutes(services.local),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -153,7 +157,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

@@ -32,6 +32,7 @@ export const gatewayErrors = {
   CHANNEL_FIX_RUNNING: { status: 409, en: 'A repair task is already running', zh: '已经有一个修复任务在运行中' },
   CHANNEL_TEST_ENDPOINT_UNSUPPORTED: { status: 400, en: 'Endpoint type {endpoint} cannot be tested on channel type {type}', zh: '渠道类型 {type} 不支持测试端点类型 {endpoint}' },
   CHANNEL_BALANCE_MULTI_KEY: { status: 400, en: 'Multi-key channels have no single balance', zh: '多密钥渠道不支持余额查询' },
+  CHANNEL_NOT_OLLAMA: { status: 400, en: 'The channel is not an Ollama channel (type 4)', zh: '该渠道不是 Ollama 渠道（类型 4）' },
   JOB_RUNNING: { status: 409, en: 'A {type} task is already running', zh: '已有 {type} 任务在运行中' },
   JOB_NOT_FOUND: { status: 404, en: 'Task not found', zh: '任务不存在' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, en: 'This Idempotency-Key was already used with a different request body', zh: '该 Idempotency-Key 已用于不同的请求体' },
