@@ -180,6 +180,11 @@ export function loadConfig(env: Env = process.env) {
       jobLeaseSeconds: int(env, 'GATEWAY_JOB_LEASE_SECONDS', 60, 3, 3600),
       /** Channel tests (G33, G34) and the automatic disable / enable rules applied to G33's results. */
       channelTest: channelTestConfig(env),
+      /** Coder (Codex) channels' OAuth refresh (G06, and G07–G09 after a 401). */
+      coder: {
+        tokenUrl: str(env, 'GATEWAY_CODER_TOKEN_URL', 'https://auth.openai.com/oauth/token'),
+        clientId: str(env, 'GATEWAY_CODER_CLIENT_ID', 'app_EMoamEEZ73f0CkXaXp7hrann'),
+      },
       /** Ollama local-model operations (G22–G25). */
       ollama: {
         pullTimeoutMs: int(env, 'GATEWAY_OLLAMA_PULL_TIMEOUT_MS', 30 * 60_000, 1000, 6 * 3600_000),

@@ -34,6 +34,8 @@ import { BalanceService } from './balance/service.js';
 import { balanceRoutes } from './balance/routes.js';
 import { LocalModelService } from './localmodels/service.js';
 import { localModelRoutes } from './localmodels/routes.js';
+import { CoderService } from './coder/service.js';
+import { coderRoutes } from './coder/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -87,7 +89,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const tests = new ChannelTestService(ctx, channels, services.jobs);
   const balances = new BalanceService(ctx, channels, services.jobs);
   const local = new LocalModelService(ctx, channels);
-  return { ctx, services: { ...services, updates, tests, balances, local } };
+  const coder = new CoderService(ctx, channels);
+  return { ctx, services: { ...services, updates, tests, balances, local, coder } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -103,6 +106,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...channelTestRoutes(services.tests),
     ...balanceRoutes(services.balances),
     ...localModelRoutes(services.local),
+    ...coderRoutes(services.coder),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -157,7 +161,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

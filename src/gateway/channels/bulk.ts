@@ -1,8 +1,8 @@
 import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
-import { nowSeconds } from '../db.js';
 import { sql } from 'kysely';
+import { releaseLease, tryLease } from '../leases.js';
 import { abilityRows, ensureRoutingIndex, idChunks, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
 import { groupText, normalizeJson, validateLength, validateLists } from './validate.js';
@@ -115,11 +115,8 @@ export class BulkService {
    * empty table routes nothing anyway, and one index sort is far cheaper than 3 M random inserts.
    */
   async fix(actor: Actor) {
-    const now = nowSeconds();
     const db = this.ctx.db;
-    await db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').where('value', '<', String(now)).execute();
-    const inserted = await db.insertInto('gateway_meta').values({ key: 'fix_lock', value: String(now + 1800) }).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) throw new AppError('CHANNEL_FIX_RUNNING');
+    if (!(await tryLease(db, 'fix_lock', 1800))) throw new AppError('CHANNEL_FIX_RUNNING');
     let success = 0;
     let fails = 0;
     let rewritten = 0;
@@ -161,7 +158,7 @@ export class BulkService {
       await audit(db, actor, 'G18', null, { success, rewritten, orphans_removed: Number(orphans.numDeletedRows) });
     } finally {
       if (build) await ensureRoutingIndex(db);
-      await db.deleteFrom('gateway_meta').where('key', '=', 'fix_lock').execute();
+      await releaseLease(db, 'fix_lock');
     }
     return { success, fails };
   }

@@ -330,4 +330,18 @@ export class ChannelService {
       return next.result;
     });
   }
+
+  /**
+   * Replaces a channel's key with `keyText` (sealed) when its stored key is still `expected` (so a
+   * concurrent G03 key change is never overwritten); answers whether it was replaced. Audited.
+   */
+  async replaceKey(actor: Actor, operation: string, id: number, expected: string, keyText: string, detail: Record<string, unknown>): Promise<boolean> {
+    return sealingTransaction(this.ctx, async (trx) => {
+      const row = await getChannel(trx, id, this.lock());
+      if (!row || this.openKey(row.key) !== expected) return false;
+      await trx.updateTable('channels').set({ key: this.seal(keyText) }).where('id', '=', id).execute();
+      await audit(trx, actor, operation, id, { name: row.name, ...detail });
+      return true;
+    });
+  }
 }

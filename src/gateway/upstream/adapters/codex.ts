@@ -25,10 +25,11 @@ export function parseCodexKey(text: string): CodexKey {
     throw new AppError('CHANNEL_INVALID', { params: { detail: 'a coder channel key must be a JSON object' } });
   }
   const k = v as Partial<CodexKey> | null;
-  if (!k || typeof k !== 'object' || Array.isArray(k) || typeof k.access_token !== 'string' || !k.access_token || typeof k.account_id !== 'string' || !k.account_id) {
-    throw new AppError('CHANNEL_INVALID', { params: { detail: 'a coder channel key needs access_token and account_id' } });
+  if (!k || typeof k !== 'object' || Array.isArray(k) || typeof k.access_token !== 'string' || !k.access_token) {
+    throw new AppError('CHANNEL_INVALID', { params: { detail: 'a coder channel key needs access_token' } });
   }
-  return k as CodexKey;
+  // A missing account id is filled in by a refresh (G06) from the token's claims.
+  return { ...k, account_id: typeof k.account_id === 'string' ? k.account_id : '' } as CodexKey;
 }
 
 /**
@@ -54,5 +55,6 @@ export const codexAdapter: ChannelAdapter = {
 
 /** The ChatGPT backend's headers: the OAuth access token and the account id. */
 export function codexHeaders(_t: UpstreamTarget, key: CodexKey): Record<string, string> {
+  if (!key.account_id) throw new AppError('CHANNEL_INVALID', { params: { detail: 'the coder key has no account_id: refresh it (G06)' } });
   return { authorization: `Bearer ${key.access_token}`, 'chatgpt-account-id': key.account_id, accept: 'application/json' };
 }
