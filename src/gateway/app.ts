@@ -36,6 +36,9 @@ import { LocalModelService } from './localmodels/service.js';
 import { localModelRoutes } from './localmodels/routes.js';
 import { CoderService } from './coder/service.js';
 import { coderRoutes } from './coder/routes.js';
+import { AffinityService } from './affinity/service.js';
+import { affinityRoutes } from './affinity/routes.js';
+import { memoryCache, redisCache } from './affinity/cache.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -90,7 +93,10 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const balances = new BalanceService(ctx, channels, services.jobs);
   const local = new LocalModelService(ctx, channels);
   const coder = new CoderService(ctx, channels);
-  return { ctx, services: { ...services, updates, tests, balances, local, coder } };
+  // Shared through Redis when configured (every instance sees one cache), else in this process.
+  const affinityCache = runtime.redis ? redisCache(runtime.redis, `${config.redisKeyPrefix}gateway:${ctx.installationId}:`) : memoryCache();
+  const affinity = new AffinityService(ctx, affinityCache);
+  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -107,6 +113,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...balanceRoutes(services.balances),
     ...localModelRoutes(services.local),
     ...coderRoutes(services.coder),
+    ...affinityRoutes(services.affinity),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -161,7 +168,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null, affinity: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

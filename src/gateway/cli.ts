@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
 import { open, seal } from '../kit/crypto/aead.js';
 import { createGatewayContext } from './app.js';
+import { registerAffinityCommands } from './affinity/cli.js';
 import { commitSecretKeyFile, stageSecretKeyFile } from './context.js';
 import { storeFingerprint } from './sealing.js';
 import { audit, readAudit } from './audit/store.js';
@@ -231,4 +232,6 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       console.error(`re-encrypted ${n} channel keys; set GATEWAY_SECRET_KEY to the new key if you use it, and restart every running gateway (until then they refuse writes of keys)`);
       console.log(hex);
     });
+
+  registerAffinityCommands(program, (fn) => withGateway(boot, (g) => fn(g.ctx, g.services.affinity)));
 }
