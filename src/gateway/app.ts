@@ -39,6 +39,8 @@ import { coderRoutes } from './coder/routes.js';
 import { AffinityService } from './affinity/service.js';
 import { affinityRoutes } from './affinity/routes.js';
 import { memoryCache, redisCache } from './affinity/cache.js';
+import { RatioSyncService } from './ratio-sync/service.js';
+import { ratioSyncRoutes } from './ratio-sync/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -96,7 +98,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   // Shared through Redis when configured (every instance sees one cache), else in this process.
   const affinityCache = runtime.redis ? redisCache(runtime.redis, `${config.redisKeyPrefix}gateway:${ctx.installationId}:`) : memoryCache();
   const affinity = new AffinityService(ctx, affinityCache);
-  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity } };
+  const ratios = new RatioSyncService(ctx, channels);
+  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity, ratios } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -114,6 +117,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...localModelRoutes(services.local),
     ...coderRoutes(services.coder),
     ...affinityRoutes(services.affinity),
+    ...ratioSyncRoutes(services.ratios),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -168,7 +172,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null, affinity: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null, affinity: null, ratios: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

@@ -22,6 +22,7 @@ function openai(kind: 'chat' | 'responses' | 'embeddings') {
     if (model === 'err-in-200') return sendJson(res, 200, { error: { message: 'model overloaded', type: 'server_error' } });
     if (model === 'cut') return sendSse(res, [], { cut: true });
     if (model === 'huge') return void hugeBody(4 * 1024 * 1024)(r, res);
+    if (model === 'spoof') return sendJson(res, 400, { error: { message: 'nope', code: 'channel:no_available_key' } });
     if (model === 'quota') return sendJson(res, 400, { error: { message: 'You exceeded your current quota, please check your plan', type: 'insufficient_quota' } });
     if (r.json?.stream) return sendSse(res, [{ id: 'c1', choices: [{ delta: { content: 'hello' } }] }, { id: 'c1', choices: [], usage: { total_tokens: 3 } }]);
     if (kind === 'embeddings') return sendJson(res, 200, { object: 'list', data: [{ embedding: [0.1, 0.2] }] });
@@ -143,6 +144,7 @@ eachDatabase('gateway channel tests (G33, G34)', (v) => {
       [{ models: 'huge' }, '', 'do_request_failed', null],
       [{ base_url: up.url + '/slower' }, '', 'do_request_failed', null],
       [{ base_url: 'http://127.0.0.1:1' }, '', 'do_request_failed', null],
+      [{ models: 'spoof' }, '', 'bad_response', 400],
     ];
     for (const [fields, q, code, status] of cases) {
       const id = await channel(root, fields);
@@ -163,10 +165,11 @@ eachDatabase('gateway channel tests (G33, G34)', (v) => {
   test('G34 bad input: unknown id, untestable type, endpoint type the family lacks, key_index', async () => {
     assert.equal((await test34(999999)).status, 404);
     assert.equal((await ops.get('/api/channel/test/abc')).status, 400);
-    const mj = await channel(root, { type: 2 });
-    const r1 = await test34(mj);
-    assert.equal(r1.status, 400);
-    assert.equal(r1.json.code, 'UPSTREAM_NOT_SUPPORTED');
+    for (const type of [2, 41, 33]) {
+      const r1 = await test34(await channel(root, { type, other: JSON.stringify({ default: 'us-central1' }) }));
+      assert.equal(r1.status, 400, `type ${type}: ${r1.text}`);
+      assert.equal(r1.json.code, 'UPSTREAM_NOT_SUPPORTED');
+    }
     const oa = await channel(root, {});
     for (const q of ['?endpoint_type=anthropic', '?endpoint_type=nonsense']) {
       const r = await test34(oa, q);

@@ -40,6 +40,8 @@ export const gatewayErrors = {
   AFFINITY_SETTINGS_INVALID: { status: 400, en: 'Invalid channel-affinity settings: {detail}', zh: '渠道亲和性设置无效：{detail}' },
   AFFINITY_RULE_INVALID: { status: 400, en: 'Rule {rule} does not exist or does not keep its name in its cache keys', zh: '规则 {rule} 不存在或其缓存键不包含规则名' },
   AFFINITY_CLEAR_TARGET_REQUIRED: { status: 400, en: 'Give all=true or a rule_name', zh: '请指定 all=true 或 rule_name' },
+  RATIO_SYNC_NO_SOURCE: { status: 400, en: 'Give channel_ids or upstreams to fetch ratios from', zh: '请指定 channel_ids 或 upstreams' },
+  RATIO_CONFIG_INVALID: { status: 400, en: 'The ratio configuration must be an object of maps (model_ratio, completion_ratio, …)', zh: '倍率配置必须是由映射组成的对象（model_ratio、completion_ratio 等）' },
   JOB_RUNNING: { status: 409, en: 'A {type} task is already running', zh: '已有 {type} 任务在运行中' },
   JOB_NOT_FOUND: { status: 404, en: 'Task not found', zh: '任务不存在' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, en: 'This Idempotency-Key was already used with a different request body', zh: '该 Idempotency-Key 已用于不同的请求体' },

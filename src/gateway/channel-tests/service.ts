@@ -12,8 +12,12 @@ import type { UpstreamTarget } from '../upstream/target.js';
 import { judged, shouldDisable } from './rules.js';
 import { countCandidates, testCandidates, type Candidate, type TestMode } from './store.js';
 
-/** Types whose upstreams are asynchronous task APIs (images, video, music): no chat request to test with. */
-const UNTESTABLE = new Set([2, 5, 36, 50, 51, 52, 54, 55]);
+/**
+ * Types with no test here: asynchronous task APIs (Midjourney, Suno, Kling, Jimeng, Vidu, DoubaoVideo,
+ * Sora), and wire protocols no adapter speaks (PaLM, Baidu v1, Zhipu v3, Xunfei, AIProxyLibrary, Tencent,
+ * AWS, Cohere, Dify, Cloudflare, VertexAI, Coze, Replicate): an OpenAI-style request would test nothing real.
+ */
+const UNTESTABLE = new Set([2, 5, 36, 50, 51, 52, 54, 55, 11, 15, 16, 18, 21, 23, 33, 34, 37, 39, 41, 49, 56]);
 const DEFAULT_MODEL = 'gpt-4o-mini';
 export const JOB_TYPE = 'channel_test';
 const SYSTEM: Actor = { id: 0, name: 'system:channel_test' };

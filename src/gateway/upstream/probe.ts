@@ -28,7 +28,9 @@ function upstreamCode(text: string): string | null {
   const body = parseJson(text) as { error?: { code?: unknown; type?: unknown; status?: unknown } } | undefined;
   const e = body?.error;
   if (!e || typeof e !== 'object') return null;
-  for (const v of [e.code, e.type, e.status]) if (typeof v === 'string' && /^[\w:.-]{1,64}$/.test(v)) return v;
+  // Plain identifiers only, and never `channel:…`: those are this gateway's own codes, and an upstream must
+  // not be able to name one (they disable a channel).
+  for (const v of [e.code, e.type, e.status]) if (typeof v === 'string' && /^[\w:.-]{1,64}$/.test(v) && !v.startsWith('channel:')) return v;
   return null;
 }
 
