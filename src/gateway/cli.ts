@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Command } from 'commander';
@@ -234,4 +235,25 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     });
 
   registerAffinityCommands(program, (fn) => withGateway(boot, (g) => fn(g.ctx, g.services.affinity)));
+
+  program
+    .command('ratio-config')
+    .requiredOption('--file <path>', 'JSON object of maps (model_ratio, completion_ratio, …, model_price), - for standard input')
+    .description("store this gateway's own model ratios, which ratio sync (G83) compares upstreams with")
+    .action(async (o: { file: string }) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(fs.readFileSync(o.file === '-' ? 0 : o.file, 'utf8'));
+      } catch {
+        throw new Error('the ratio configuration is not JSON');
+      }
+      const ratios = await withGateway(boot, async (g) => {
+        try {
+          return await g.services.ratios.setCurrent(json);
+        } catch {
+          throw new Error('the ratio configuration must be an object of maps (model_ratio, completion_ratio, …)');
+        }
+      });
+      console.log(`stored: ${Object.entries(ratios).map(([f, m]) => `${f} ${Object.keys(m ?? {}).length}`).join(', ') || 'empty'}`);
+    });
 }
