@@ -185,6 +185,13 @@ export function loadConfig(env: Env = process.env) {
         tokenUrl: str(env, 'GATEWAY_CODER_TOKEN_URL', 'https://auth.openai.com/oauth/token'),
         clientId: str(env, 'GATEWAY_CODER_CLIENT_ID', 'app_EMoamEEZ73f0CkXaXp7hrann'),
       },
+      /** Model deployments on io.net (G41–G59). */
+      ionet: {
+        baseUrl: str(env, 'GATEWAY_IONET_BASE_URL', 'https://api.io.solutions/enterprise/v1/io-cloud/caas'),
+        timeoutMs: int(env, 'GATEWAY_IONET_TIMEOUT_MS', 30_000, 100, 600_000),
+        logIdleMs: int(env, 'GATEWAY_IONET_LOG_IDLE_MS', 60_000, 100, 3_600_000),
+        logFollowMs: int(env, 'GATEWAY_IONET_LOG_FOLLOW_MS', 3_600_000, 1000, 6 * 3_600_000),
+      },
       /** Ollama local-model operations (G22–G25). */
       ollama: {
         pullTimeoutMs: int(env, 'GATEWAY_OLLAMA_PULL_TIMEOUT_MS', 30 * 60_000, 1000, 6 * 3600_000),

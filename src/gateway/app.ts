@@ -41,6 +41,8 @@ import { affinityRoutes } from './affinity/routes.js';
 import { memoryCache, redisCache } from './affinity/cache.js';
 import { RatioSyncService } from './ratio-sync/service.js';
 import { ratioSyncRoutes } from './ratio-sync/routes.js';
+import { DeploymentService } from './deployments/service.js';
+import { deploymentRoutes } from './deployments/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -99,7 +101,8 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const affinityCache = runtime.redis ? redisCache(runtime.redis, `${config.redisKeyPrefix}gateway:${ctx.installationId}:`) : memoryCache();
   const affinity = new AffinityService(ctx, affinityCache);
   const ratios = new RatioSyncService(ctx, channels);
-  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity, ratios } };
+  const deployments = new DeploymentService(ctx);
+  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity, ratios, deployments } };
 }
 
 function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
@@ -118,6 +121,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...coderRoutes(services.coder),
     ...affinityRoutes(services.affinity),
     ...ratioSyncRoutes(services.ratios),
+    ...deploymentRoutes(services.deployments),
     ...pluginRoutes(services.plugins),
   ];
 }
@@ -172,7 +176,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
  */
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
-  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null, affinity: null, ratios: null } as never;
+  const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null, affinity: null, ratios: null, deployments: null } as never;
   const builtIn = operationsOf('gateway', routesOf(none, fake, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }

@@ -256,4 +256,20 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       });
       console.log(`stored: ${Object.entries(ratios).map(([f, m]) => `${f} ${Object.keys(m ?? {}).length}`).join(', ') || 'empty'}`);
     });
+
+  program
+    .command('deployment-settings')
+    .description('io.net model deployments: turn them on or off and store the API key (sealed)')
+    .option('--enabled <bool>', 'true or false')
+    .option('--api-key <->', 'read the API key from standard input (-); an empty line removes it')
+    .action(async (o: { enabled?: string; apiKey?: string }) => {
+      if (o.enabled !== undefined && o.enabled !== 'true' && o.enabled !== 'false') throw new Error('--enabled must be true or false');
+      if (o.apiKey !== undefined && o.apiKey !== '-') throw new Error('--api-key takes only - (the key is read from standard input, never from the command line)');
+      const apiKey = o.apiKey === '-' ? (await readStdin()).trim() : undefined;
+      await withGateway(boot, async (g) => {
+        await g.services.deployments.setSettings({ enabled: o.enabled === undefined ? undefined : o.enabled === 'true', apiKey });
+        await cliAudit(g.ctx.db, 'cli:deploy-set', { ...(o.enabled !== undefined ? { enabled: o.enabled === 'true' } : {}), ...(apiKey !== undefined ? { api_key: apiKey ? 'set' : 'removed' } : {}) });
+      });
+      console.log('deployment settings stored');
+    });
 }
