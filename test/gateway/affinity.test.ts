@@ -2,10 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Command } from 'commander';
-import { loadConfig } from '../../src/config/index.js';
-import { createRuntime } from '../../src/runtime.js';
-import { registerGatewayCommands } from '../../src/gateway/cli.js';
+import { gatewayCli } from '../helpers/gateway-cli.js';
 import { keyFingerprint } from '../../src/gateway/affinity/service.js';
 import { parseSettings, saveSettings } from '../../src/gateway/affinity/settings.js';
 import { eachDatabase } from '../helpers/services.js';
@@ -24,25 +21,8 @@ const SETTINGS = {
   ],
 };
 
-/** Runs gateway CLI commands in this process on their own connection, as an operator's CLI would. */
-async function cli(s: GatewayServer, redisUrl: string | undefined, ...args: string[]) {
-  const env = { DATA_DIR: s.dataDir, GATEWAY_DATABASE_URL: s.ctx.config.gateway.databaseUrl, LOG_LEVEL: 'warn', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
-  const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
-  registerGatewayCommands(program, () => {
-    const config = loadConfig(env);
-    return { config, runtime: createRuntime(config, { write: () => {} }) };
-  });
-  const lines: string[] = [];
-  const log = console.log;
-  console.log = (line: string) => lines.push(...String(line).split('\n'));
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return { lines, error: null as string | null };
-  } catch (e) {
-    return { lines, error: (e as Error).message };
-  } finally {
-    console.log = log;
-  }
+function cli(s: GatewayServer, redisUrl: string | undefined, ...args: string[]) {
+  return gatewayCli(s, redisUrl ? { REDIS_URL: redisUrl } : {}, ...args);
 }
 
 eachDatabase('gateway channel affinity (G60–G62)', (v) => {

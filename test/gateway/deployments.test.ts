@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { after as later, hugeBody, sendJson, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
+import { gatewayCli } from '../helpers/gateway-cli.js';
 
 const KEY = 'ionet-SECRET-api-key-0123456789';
 
@@ -170,5 +171,15 @@ eachDatabase('gateway deployments on io.net (G41–G59)', (v) => {
     } finally {
       await closed.close();
     }
+  });
+
+  test('the deployment-settings CLI switches deployments and never takes the key on the command line', async () => {
+    const off = await gatewayCli(s, {}, 'deployment-settings', '--enabled', 'false');
+    assert.equal(off.error, null);
+    assert.equal((await ops.get('/api/deployments/settings')).json.data.enabled, false);
+    assert.match((await gatewayCli(s, {}, 'deployment-settings', '--api-key', KEY)).error ?? '', /standard input/);
+    assert.match((await gatewayCli(s, {}, 'deployment-settings', '--enabled', 'maybe')).error ?? '', /true or false/);
+    assert.equal((await gatewayCli(s, {}, 'deployment-settings', '--enabled', 'true')).error, null);
+    assert.equal((await ops.get('/api/deployments/settings')).json.data.can_connect, true);
   });
 });

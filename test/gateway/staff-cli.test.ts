@@ -1,35 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { Command } from 'commander';
-import { loadConfig } from '../../src/config/index.js';
-import { createRuntime } from '../../src/runtime.js';
-import { registerGatewayCommands } from '../../src/gateway/cli.js';
+import { gatewayCli } from '../helpers/gateway-cli.js';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
 
-/**
- * Runs the gateway CLI commands in this process (a process per command costs seconds here) on their own
- * database connection, as an operator's CLI process would; returns stdout lines and the error, if any.
- */
-async function cli(s: GatewayServer, ...args: string[]) {
-  const env = { DATA_DIR: s.dataDir, GATEWAY_DATABASE_URL: s.ctx.config.gateway.databaseUrl, LOG_LEVEL: 'warn' };
-  const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
-  registerGatewayCommands(program, () => {
-    const config = loadConfig(env);
-    return { config, runtime: createRuntime(config, { write: () => {} }) };
-  });
-  const lines: string[] = [];
-  const log = console.log;
-  console.log = (line: string) => lines.push(...String(line).split('\n'));
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return { lines, error: null };
-  } catch (e) {
-    return { lines, error: (e as Error).message };
-  } finally {
-    console.log = log;
-  }
+function cli(s: GatewayServer, ...args: string[]) {
+  return gatewayCli(s, {}, ...args);
 }
 
 async function ok(s: GatewayServer, ...args: string[]) {

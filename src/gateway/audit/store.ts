@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { AppError } from '../../kit/http/errors.js';
 import type { GatewayDB } from '../db.js';
 import { nowSeconds } from '../db.js';
 
@@ -19,4 +20,27 @@ export async function readAudit(db: Kysely<GatewayDB>, opts: { limit: number; ch
   let q = db.selectFrom('gateway_audit').selectAll().orderBy('id', 'desc').limit(opts.limit);
   if (opts.channelId !== undefined) q = q.where('channel_id', '=', opts.channelId);
   return q.execute();
+}
+
+/**
+ * Runs `run` and records the operation either way: `ok: true`, or the failure's error code (never its
+ * text, which may carry upstream words). The outcome is passed on unchanged.
+ */
+export async function audited<T>(
+  db: Kysely<GatewayDB>,
+  actor: Actor,
+  operation: string,
+  channelId: number | null,
+  detail: Record<string, unknown>,
+  run: () => Promise<T>,
+  describe: (result: T) => Record<string, unknown> = () => ({ ok: true }),
+): Promise<T> {
+  try {
+    const result = await run();
+    await audit(db, actor, operation, channelId, { ...detail, ...describe(result) });
+    return result;
+  } catch (e) {
+    await audit(db, actor, operation, channelId, { ...detail, failed: e instanceof AppError ? e.code : 'error' });
+    throw e;
+  }
 }

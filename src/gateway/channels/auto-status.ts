@@ -2,19 +2,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { getChannel, lockable } from './store.js';
-import { parseInfo, STATUS } from './types.js';
-
-/** other_info with the reason and time of an automatic status change recorded, everything else kept. */
-function withReason(otherInfo: string, reason: string, now: number): string {
-  let other: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(otherInfo || '{}');
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed;
-  } catch {
-    other = {};
-  }
-  return JSON.stringify({ ...other, status_reason: reason, status_time: now });
-}
+import { parseInfo, STATUS, withStatusReason } from './types.js';
 
 export const ALL_KEYS_DISABLED = 'All keys are disabled';
 
@@ -64,7 +52,7 @@ export async function setAutoStatus(
       if (change.disable ? status !== STATUS.enabled : status !== STATUS.auto) return false;
       status = change.disable ? STATUS.auto : STATUS.enabled;
     }
-    const otherInfo = status !== row.status ? withReason(row.other_info, reason, now) : row.other_info;
+    const otherInfo = status !== row.status ? withStatusReason(row.other_info, reason, now) : row.other_info;
     await trx.updateTable('channels').set({ status, channel_info: channelInfo, other_info: otherInfo }).where('id', '=', row.id).execute();
     if (status !== row.status) await trx.updateTable('abilities').set({ enabled: status === STATUS.enabled ? 1 : 0 }).where('channel_id', '=', row.id).execute();
     await audit(trx, actor, operation, row.id, {

@@ -5,23 +5,11 @@ import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
 import { deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
-import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, type ChannelInfo } from './types.js';
+import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, withStatusReason, type ChannelInfo } from './types.js';
 import { channelTarget, type UpstreamTarget } from '../upstream/target.js';
 import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, validateLists, type ChannelInput } from './validate.js';
 
 const KEY_AAD = 'channel.key';
-
-/** other_info after a manual status change: the reason and time recorded, everything else kept. */
-function manualStatusInfo(otherInfo: string, now: number): string {
-  let other: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(otherInfo || '{}');
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed;
-  } catch {
-    other = {};
-  }
-  return JSON.stringify({ ...other, status_reason: 'manual operation', status_time: now });
-}
 
 /** The response view of a channel: never the key, never per-key disabled reasons or times. */
 export function view(row: PublicChannel | ChannelRow) {
@@ -252,7 +240,7 @@ export class ChannelService {
         const rows = await q.execute();
         const byInfo = new Map<string, number[]>();
         for (const row of rows) {
-          const info = manualStatusInfo(row.other_info, now);
+          const info = withStatusReason(row.other_info, 'manual operation', now);
           const group = byInfo.get(info);
           if (group) group.push(Number(row.id));
           else byInfo.set(info, [Number(row.id)]);

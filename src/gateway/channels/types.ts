@@ -1,3 +1,4 @@
+import { jsonObject } from '../../kit/json/object.js';
 /** Channel type constants 0–57 of the reference (name, default base URL). */
 export const CHANNEL_TYPES: Record<number, { name: string; baseUrl: string }> = {};
 const defs: [number, string, string?][] = [
@@ -21,6 +22,11 @@ export const TYPE_CODEX = 57;
 export const MAX_TYPE = 57;
 
 export const STATUS = { enabled: 1, manual: 2, auto: 3 } as const;
+
+/** other_info after a status change: its reason and time recorded, every other field kept. */
+export function withStatusReason(otherInfo: string, reason: string, now: number): string {
+  return JSON.stringify({ ...jsonObject(otherInfo), status_reason: reason, status_time: now });
+}
 
 /** Splits a comma list, trimming and dropping empties and duplicates. */
 export function splitList(value: string | null | undefined): string[] {

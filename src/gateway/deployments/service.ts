@@ -1,5 +1,5 @@
 import { AppError } from '../../kit/http/errors.js';
-import { audit, type Actor } from '../audit/store.js';
+import { audit, audited, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { IoNetClient, queryString } from './ionet.js';
 import { readDeploymentSettings, writeDeploymentSettings } from './settings.js';
@@ -165,46 +165,35 @@ export class DeploymentService {
     return deploymentDetail(await (await this.provider()).call<Obj>('GET', `/deployment/${encodeURIComponent(id)}`));
   }
 
-  private async audited<T>(actor: Actor, operation: string, detail: Obj, run: () => Promise<T>): Promise<T> {
-    try {
-      const r = await run();
-      await audit(this.ctx.db, actor, operation, null, { ...detail, ok: true });
-      return r;
-    } catch (e) {
-      await audit(this.ctx.db, actor, operation, null, { ...detail, failed: e instanceof AppError ? e.code : 'error' });
-      throw e;
-    }
-  }
-
   async create(actor: Actor, body: CreateDeployment) {
-    return this.audited(actor, 'G42', { name: body.resource_private_name, hardware_id: body.hardware_id, replicas: body.container_config.replica_count }, async () => {
+    return audited(this.ctx.db, actor, 'G42', null, { name: body.resource_private_name, hardware_id: body.hardware_id, replicas: body.container_config.replica_count }, async () => {
       const r = await (await this.provider()).call<Obj>('POST', '/deploy', body);
       return { deployment_id: String(r?.deployment_id ?? ''), status: String(r?.status ?? ''), message: 'deployment requested' };
     });
   }
 
   async update(actor: Actor, id: string, body: Obj) {
-    return this.audited(actor, 'G45', { deployment_id: id, fields: Object.keys(body) }, async () => {
+    return audited(this.ctx.db, actor, 'G45', null, { deployment_id: id, fields: Object.keys(body) }, async () => {
       const r = await (await this.provider()).call<Obj>('PATCH', `/deployment/${encodeURIComponent(id)}`, body);
       return { deployment_id: String(r?.deployment_id ?? id), status: String(r?.status ?? '') };
     });
   }
 
   async remove(actor: Actor, id: string) {
-    return this.audited(actor, 'G43', { deployment_id: id }, async () => {
+    return audited(this.ctx.db, actor, 'G43', null, { deployment_id: id }, async () => {
       const r = await (await this.provider()).call<Obj>('DELETE', `/deployment/${encodeURIComponent(id)}`);
       return { deployment_id: String(r?.deployment_id ?? id), status: String(r?.status ?? 'termination requested'), message: 'termination requested' };
     });
   }
 
   async extend(actor: Actor, id: string, durationHours: number) {
-    return this.audited(actor, 'G48', { deployment_id: id, duration_hours: durationHours }, async () =>
+    return audited(this.ctx.db, actor, 'G48', null, { deployment_id: id, duration_hours: durationHours }, async () =>
       deploymentDetail(await (await this.provider()).call<Obj>('POST', `/deployment/${encodeURIComponent(id)}/extend`, { duration_hours: durationHours })),
     );
   }
 
   async rename(actor: Actor, id: string, name: string) {
-    return this.audited(actor, 'G50', { deployment_id: id, name }, async () => {
+    return audited(this.ctx.db, actor, 'G50', null, { deployment_id: id, name }, async () => {
       if (!(await this.checkName(name)).available) throw new AppError('DEPLOYMENT_NAME_TAKEN');
       const r = await (await this.provider()).call<Obj>('PUT', `/clusters/${encodeURIComponent(id)}/update-name`, { cluster_name: name });
       return { id, name, status: String(r?.status ?? 'success'), message: String(r?.message ?? '') };

@@ -1,7 +1,7 @@
 import { AppError } from '../../kit/http/errors.js';
 import { parseJson, UpstreamError } from '../../kit/upstream/client.js';
 import { excerpt } from '../../kit/upstream/scrub.js';
-import { audit, type Actor } from '../audit/store.js';
+import { audit, audited, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';
 import type { GatewayContext } from '../context.js';
 import { TYPE_OLLAMA } from '../upstream/adapters/index.js';
@@ -37,22 +37,10 @@ export class LocalModelService {
     return { ...ollamaHeaders(t), 'content-type': 'application/json' };
   }
 
-  /** Records the operation with the model and the outcome's code, then passes the outcome on. */
-  private async audited<T>(actor: Actor, operation: string, channelId: number, detail: Record<string, unknown>, run: () => Promise<T>): Promise<T> {
-    try {
-      const result = await run();
-      await audit(this.ctx.db, actor, operation, channelId, { ...detail, ok: true });
-      return result;
-    } catch (e) {
-      await audit(this.ctx.db, actor, operation, channelId, { ...detail, failed: e instanceof AppError ? e.code : 'error' });
-      throw e;
-    }
-  }
-
   /** G22: DELETE {base}/api/delete. */
   async remove(actor: Actor, channelId: number, model: string) {
     const t = await this.target(channelId);
-    await this.audited(actor, 'G22', channelId, { model_name: model }, async () => {
+    await audited(this.ctx.db, actor, 'G22', channelId, { model_name: model }, async () => {
       expectOk(await send(this.ctx.upstream, t, { url: `${t.baseUrl}/api/delete`, method: 'DELETE', headers: this.headers(t), body: JSON.stringify({ model, name: model }) }), t);
     });
   }
@@ -60,7 +48,7 @@ export class LocalModelService {
   /** G23: POST {base}/api/pull without streaming; waits for the whole pull (GATEWAY_OLLAMA_PULL_TIMEOUT_MS). */
   async pull(actor: Actor, channelId: number, model: string) {
     const t = await this.target(channelId);
-    await this.audited(actor, 'G23', channelId, { model_name: model }, async () => {
+    await audited(this.ctx.db, actor, 'G23', channelId, { model_name: model }, async () => {
       const res = await send(this.ctx.upstream, t, { url: `${t.baseUrl}/api/pull`, method: 'POST', headers: this.headers(t), body: JSON.stringify({ model, stream: false }), timeoutMs: this.config.pullTimeoutMs });
       const body = okJson<{ status?: unknown; error?: unknown }>(res, t);
       if (typeof body.error === 'string') throw new AppError('UPSTREAM_BAD_RESPONSE', { params: { detail: upstreamMessage(res.text, t) } });
@@ -70,7 +58,7 @@ export class LocalModelService {
   /** G25: GET {base}/api/version. */
   async version(actor: Actor, channelId: number): Promise<string> {
     const t = await this.target(channelId);
-    return this.audited(actor, 'G25', channelId, {}, async () => {
+    return audited(this.ctx.db, actor, 'G25', channelId, {}, async () => {
       const body = okJson<{ version?: unknown }>(await send(this.ctx.upstream, t, { url: `${t.baseUrl}/api/version`, headers: ollamaHeaders(t) }), t);
       if (typeof body.version !== 'string') throw new AppError('UPSTREAM_BAD_RESPONSE', { params: { detail: 'no version in the answer' } });
       return body.version;

@@ -1,5 +1,5 @@
 import { AppError } from '../../kit/http/errors.js';
-import { audit, type Actor } from '../audit/store.js';
+import { audited, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';
 import { CHANNEL_TYPES, MAX_TYPE } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
@@ -29,8 +29,7 @@ export class ModelService {
     if (!Number.isInteger(input.type) || input.type < 0 || input.type > MAX_TYPE) throw new AppError('CHANNEL_INVALID', { params: { detail: `type must be 0..${MAX_TYPE}` } });
     const t = inputTarget(input);
     if (!t.baseUrl) throw new AppError('CHANNEL_INVALID', { params: { detail: `base_url is required for type ${CHANNEL_TYPES[input.type]?.name ?? input.type}` } });
-    const models = await this.auditedList(actor, 'G16', null, t);
-    return models;
+    return this.auditedList(actor, 'G16', null, t);
   }
 
   /** G17: a stored channel's upstream (its first enabled key). */
@@ -40,15 +39,9 @@ export class ModelService {
     return this.auditedList(actor, 'G17', id, t);
   }
 
-  /** Lists and records the attempt, failed or not (the failure's code, never its text). */
+
+  /** Lists and records the attempt, failed or not (the count, or the failure's code). */
   private async auditedList(actor: Actor, operation: string, channelId: number | null, t: UpstreamTarget) {
-    try {
-      const models = await this.list(t);
-      await audit(this.ctx.db, actor, operation, channelId, { type: t.type, count: models.length });
-      return models;
-    } catch (e) {
-      await audit(this.ctx.db, actor, operation, channelId, { type: t.type, failed: e instanceof AppError ? e.code : 'error' });
-      throw e;
-    }
+    return audited(this.ctx.db, actor, operation, channelId, { type: t.type }, () => this.list(t), (models) => ({ count: models.length }));
   }
 }

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { jsonObject } from '../../kit/json/object.js';
 
 /** The upstream-update fields of a channel's `settings` JSON (the reference's names). */
 export const FIELD = {
@@ -64,15 +65,6 @@ export function subtract(base: string[], removed: string[]): string[] {
 export function intersect(base: string[], allowed: string[]): string[] {
   const keep = new Set(allowed);
   return base.filter((m) => keep.has(m));
-}
-
-function jsonObject(text: string | null | undefined): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
 }
 
 export function readSettings(text: string | null | undefined): UpdateSettings {

@@ -1,6 +1,7 @@
 import { AppError } from '../../kit/http/errors.js';
 import type { ChannelRow } from '../channels/store.js';
 import { CHANNEL_TYPES, parseInfo, splitKeys, STATUS } from '../channels/types.js';
+import { jsonObject } from '../../kit/json/object.js';
 
 /** Everything an adapter needs to talk to one upstream with one key. */
 export interface UpstreamTarget {
@@ -25,15 +26,6 @@ export interface UpstreamTarget {
   modelMapping: Record<string, string>;
   testModel: string | null;
   models: string[];
-}
-
-function jsonObject(text: string | null | undefined): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
 }
 
 /** String values of a JSON key (a coder channel's tokens), so they are scrubbed too. */
