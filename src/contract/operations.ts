@@ -129,5 +129,6 @@ export const operations: OperationSpec[] = [
   { id: 'G83', method: 'POST', path: '/api/ratio_sync/fetch', deployable: 'gateway', auth: 'root', summary: 'Fetch ratios from upstreams' },
   { id: 'G84', method: 'GET', path: '/api/task_plugin_options', deployable: 'gateway', auth: 'admin', permission: 'authz.TaskPluginBind', summary: 'Task plugin options' },
   { id: 'GS02', method: 'GET', path: '/api/system_task/:task_id', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'State and progress of a background job (G33 tests, G40 detection)' },
+  { id: 'GS03', method: 'GET', path: '/api/task', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Tasks created through task plugins, newest first (the reference\'s GET /api/task/ list)' },
   { id: 'GS01', method: 'POST', path: '/api/staff/verify', deployable: 'gateway', auth: 'admin', addition: true, summary: 'Staff step-up verification (TOTP): issue a single-use security proof' },
 ];

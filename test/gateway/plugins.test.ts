@@ -85,6 +85,33 @@ eachDatabase('task plugins', (v) => {
     assert.equal(row.plugin_version, '1.0.0');
   });
 
+  test('GS03 lists the tasks of every plugin, newest first, with filters; /api/task/ answers the same without a redirect', async () => {
+    const a = await alice.post(`${ECHO}/submit`, { model: 'echo-video-1', prompt: 'listed one', duration_ms: 1 });
+    const b = await bob.post(`${ECHO}/submit`, { model: 'echo-video-1', prompt: 'listed two', duration_ms: 1 });
+    const all = await alice.get('/api/task?plugin=example-echo-video&page_size=100');
+    assert.equal(all.status, 200, all.text);
+    const ids = all.json.data.items.map((t: any) => t.task_id);
+    assert.ok(ids.indexOf(b.json.data.task_id) < ids.indexOf(a.json.data.task_id), 'newest first');
+    assert.equal(all.json.data.total, ids.length);
+    const mine = all.json.data.items.find((t: any) => t.task_id === a.json.data.task_id);
+    assert.equal(mine.owner, 'alice');
+    assert.equal(mine.plugin, 'example-echo-video');
+    assert.equal(mine.input.prompt, 'listed one');
+    const bobs = await alice.get('/api/task?owner=bob');
+    assert.deepEqual(bobs.json.data.items.map((t: any) => t.owner), bobs.json.data.items.map(() => 'bob'));
+    assert.ok(bobs.json.data.items.some((t: any) => t.task_id === b.json.data.task_id));
+    const page = await alice.get('/api/task?plugin=example-echo-video&page_size=1&p=2');
+    assert.deepEqual(page.json.data.items.map((t: any) => t.task_id), [ids[1]]);
+    assert.equal(page.json.data.page, 2);
+    // The reference documents GET /api/task/ with a trailing slash: the same list, not a redirect.
+    const slash = await alice.get('/api/task/?plugin=example-echo-video&page_size=100');
+    assert.equal(slash.status, 200);
+    assert.deepEqual(slash.json.data, all.json.data);
+    assert.equal((await alice.get('/api/task?status=done')).status, 400);
+    assert.equal((await alice.get('/api/task?page_size=101')).status, 400);
+    assert.equal((await s.anonymous().get('/api/task')).json.code, 'GW_UNAUTHORIZED');
+  });
+
   test('authentication and auth classes apply to plugin routes', async () => {
     assert.equal((await s.anonymous().post(`${ECHO}/submit`, { model: 'echo-video-1', prompt: 'x' })).json.code, 'GW_UNAUTHORIZED');
     const svc = await s.staff('svc', 'service', { grant: ['authz.ChannelRead'] });

@@ -3,12 +3,13 @@ import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { staffOf } from '../auth.js';
 import type { PluginService } from './service.js';
+import type { TaskFilter } from './store.js';
 
 const Key = Type.String({ pattern: '^[a-z][a-z0-9-]{1,63}$' });
 const Version = Type.String({ pattern: '^\\d{1,9}\\.\\d{1,9}\\.\\d{1,9}(-[0-9A-Za-z.-]{1,40})?$' });
 const Flag = Type.Optional(Type.Boolean());
 
-/** G72–G77 (root) and G84 (admin + TaskPluginBind): task plugin administration. */
+/** G72–G77 (root) and G84 (admin + TaskPluginBind): task plugin administration; GS03 lists their tasks. */
 export function pluginRoutes(plugins: PluginService) {
   return [
     implement('G72', {
@@ -41,6 +42,21 @@ export function pluginRoutes(plugins: PluginService) {
     }),
     implement('G84', {
       handler: async () => ok(await plugins.options()),
+    }),
+    implement('GS03', {
+      schema: {
+        querystring: Type.Object({
+          p: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+          page_size: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+          plugin: Type.Optional(Key),
+          status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'cancelled'].map((s) => Type.Literal(s)))),
+          owner: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        }),
+      },
+      handler: async (req) => {
+        const { p, page_size, ...filter } = req.query;
+        return ok(await plugins.tasks(filter as TaskFilter, p, page_size));
+      },
     }),
   ];
 }

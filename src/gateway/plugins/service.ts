@@ -12,7 +12,7 @@ import { ManifestError } from './manifest.js';
 import { defaultEnabled, pluginOperations } from './runtime.js';
 import { checkSources, type MarketplaceSource } from './sources.js';
 import * as store from './store.js';
-import { TaskRunner } from './tasks.js';
+import { TaskRunner, taskView } from './tasks.js';
 
 type RebuildStatus = 'never' | 'success' | 'partial' | 'failed';
 
@@ -242,6 +242,12 @@ export class PluginService {
       plugin_dir: this.ctx.config.gateway.pluginDir,
       factory_dir: this.dirs().factory,
     };
+  }
+
+  /** GS03: tasks of every plugin and owner, newest first. */
+  async tasks(filter: store.TaskFilter, page: number, pageSize: number) {
+    const { rows, total } = await store.taskPage(this.ctx.db, filter, pageSize, (page - 1) * pageSize);
+    return { items: rows.map((t) => ({ ...taskView(t), owner: t.owner_name })), total, page, page_size: pageSize };
   }
 
   /** G84: the enabled running plugins a channel may bind, by sortPriority then key. */

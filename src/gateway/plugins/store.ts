@@ -106,6 +106,25 @@ export async function taskById(db: Db, taskId: string) {
   return db.selectFrom('task_plugin_tasks').selectAll().where('task_id', '=', taskId).executeTakeFirst();
 }
 
+export interface TaskFilter {
+  plugin?: string;
+  status?: PluginTaskStatus;
+  owner?: string;
+}
+
+/** One page of tasks, newest first, and how many match. */
+export async function taskPage(db: Db, f: TaskFilter, limit: number, offset: number) {
+  let q = db.selectFrom('task_plugin_tasks');
+  if (f.plugin) q = q.where('plugin_key', '=', f.plugin);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.owner) q = q.where('owner_name', '=', f.owner);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+  ]);
+  return { rows: rows as TaskPluginTaskTable[], total: Number(count?.n ?? 0) };
+}
+
 /** Moves an in-flight task to `status`; false when it had already finished (nothing changes then). */
 export async function updateInFlight(db: Db, taskId: string, status: PluginTaskStatus, result?: string | null, error?: string | null): Promise<boolean> {
   const set: Record<string, unknown> = { status, updated_at: nowSeconds() };
