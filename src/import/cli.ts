@@ -15,9 +15,15 @@ export const NEW_API = 'new-api';
 
 const PARTS = ['account', 'gateway'] as const;
 
-async function accountPart(config: Config, runtime: Runtime, source: Source, dryRun: boolean) {
+interface Options {
+  dryRun: boolean;
+  only?: string;
+  batchSize?: number;
+}
+
+async function accountPart(config: Config, runtime: Runtime, source: Source, o: Options) {
   const ctx = await createAccountContext(config, runtime);
-  const session = new ImportSession(ctx.database.db, { source: NEW_API, dryRun });
+  const session = new ImportSession(ctx.database.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
     return await importAccount(ctx, source, session);
   } finally {
@@ -26,9 +32,9 @@ async function accountPart(config: Config, runtime: Runtime, source: Source, dry
   }
 }
 
-async function gatewayPart(config: Config, runtime: Runtime, source: Source, dryRun: boolean) {
+async function gatewayPart(config: Config, runtime: Runtime, source: Source, o: Options) {
   const g = await createGatewayContext(config, runtime);
-  const session = new ImportSession(g.ctx.db, { source: NEW_API, dryRun });
+  const session = new ImportSession(g.ctx.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
     return await importGateway(g, source, session);
   } finally {
@@ -39,15 +45,15 @@ async function gatewayPart(config: Config, runtime: Runtime, source: Source, dry
 }
 
 /** Runs the import and answers its report; the source is only read. */
-export async function importNewApi(boot: Boot, from: string, opts: { dryRun: boolean; only?: string }): Promise<TableReport[]> {
+export async function importNewApi(boot: Boot, from: string, opts: Options): Promise<TableReport[]> {
   if (opts.only !== undefined && !(PARTS as readonly string[]).includes(opts.only)) throw new Error('--only must be account or gateway');
   const { config, runtime } = boot();
   let source: Source | undefined;
   try {
     source = await openSource(from);
     const reports: TableReport[] = [];
-    if (opts.only !== 'gateway') reports.push(...(await accountPart(config, runtime, source, opts.dryRun)));
-    if (opts.only !== 'account') reports.push(...(await gatewayPart(config, runtime, source, opts.dryRun)));
+    if (opts.only !== 'gateway') reports.push(...(await accountPart(config, runtime, source, opts)));
+    if (opts.only !== 'account') reports.push(...(await gatewayPart(config, runtime, source, opts)));
     for (const r of reports) if (r.table !== 'bindings' && !source.tables.has(r.table)) r.note = 'not present in the source';
     return reports;
   } finally {
@@ -66,8 +72,11 @@ export function registerImportCommands(program: Command, boot: Boot) {
     .requiredOption('--from <database>', 'the new-api database: a SQLite file path, sqlite://…, postgres://… or mysql://…')
     .option('--dry-run', 'write nothing; print what an import would do')
     .option('--only <part>', 'account or gateway (default: both)')
-    .action(async (o: { from: string; dryRun?: boolean; only?: string }) => {
-      const reports = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only });
+    .option('--batch-size <n>', 'rows per transaction (default 200)')
+    .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string }) => {
+      const batchSize = o.batchSize === undefined ? undefined : Number(o.batchSize);
+      if (batchSize !== undefined && (!/^\d+$/.test(o.batchSize!) || batchSize < 1 || batchSize > 10_000)) throw new Error('--batch-size must be an integer 1-10000');
+      const reports = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize });
       console.log(formatReport(reports, !!o.dryRun));
       const failed = reports.reduce((n, r) => n + r.failed, 0);
       if (failed) throw new Error(`${failed} rows were in batches that failed and were rolled back (see the report); run again after fixing the cause`);

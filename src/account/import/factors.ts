@@ -145,6 +145,8 @@ export function passkeysStep(rows: SourceRow[], source: string, rpId: string): T
           counter: int(s.sign_count),
           rp_id: rpId,
           transports: transports(s.transports),
+          // new-api's user handle is its user id in decimal: the authenticator keeps answering with it.
+          user_handle: Buffer.from(String(int(s.user_id))).toString('base64url'),
           created_at: unixSeconds(s.created_at) ?? nowSeconds(),
           last_used_at: unixSeconds(s.last_used_at),
         })

@@ -5,6 +5,7 @@ import { flows } from './0002_flows.js';
 import { secondFactor } from './0100_second_factor.js';
 import { emailOAuth } from './0200_email_oauth.js';
 import { importMapMigration } from '../../kit/db/import-map.js';
+import { passkeyUserHandle } from './0901_passkey_user_handle.js';
 
 /**
  * Account migrations, applied in name order at start. Each feature area takes its own number range so
@@ -18,5 +19,6 @@ export function accountMigrations(dialect: DialectName): Record<string, Migratio
     '0100_second_factor': secondFactor,
     '0200_email_oauth': emailOAuth,
     '0900_import_map': importMapMigration,
+    '0901_passkey_user_handle': passkeyUserHandle,
   };
 }
