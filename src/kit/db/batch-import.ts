@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { AppError } from '../http/errors.js';
 import { changedFields, fieldDigests, importMap } from './import-map.js';
 
 /** A row left out, with a reason fit for an operator's report (never a value of the row). */
@@ -146,11 +147,10 @@ function skipped(report: TableReport, id: string, reason: string) {
   report.problems.push({ id, reason });
 }
 
-/** An error as a report line: its code when it has one, else the first line of its message, shortened. */
+/** An error as a report line: an AppError's code, else the first line of its message, shortened. */
 function describe(e: unknown): string {
-  const err = e as { code?: unknown; message?: string };
-  const message = String(err?.message ?? e).split('\n')[0]!.slice(0, 200);
-  return typeof err?.code === 'string' && !/^\d/.test(err.code) && !err.code.startsWith('SQLITE') ? err.code : message;
+  if (e instanceof AppError) return e.code;
+  return String((e as Error)?.message ?? e).split('\n')[0]!.slice(0, 200);
 }
 
 const MAX_PROBLEM_LINES = 50;
