@@ -10,6 +10,8 @@ import { assertSealingKey } from '../sealing.js';
 import { channelFields, mapChannel, type Db, type MappedChannel, type SourceRow } from './channels.js';
 
 const ACTOR = { id: 0, name: 'cli:import' };
+/** Abilities listed in the report at most (the rest are counted). */
+const MAX_LISTED = 1000;
 
 interface Item {
   src: SourceRow;
@@ -58,35 +60,39 @@ export async function importGateway(g: { ctx: GatewayContext; services: { channe
 }
 
 /**
- * The source's abilities, checked against ours: each should exist for its channel's imported copy. Those
- * that do not (a channel left out, or an ability the reference's own rebuild would not make) are listed.
+ * The source's abilities, checked against ours a page at a time: each should exist for its channel's
+ * imported copy. Those that do not (a channel left out, or an ability the reference's own rebuild would
+ * not make) are listed.
  */
 async function checkAbilities(source: Source, session: ImportSession): Promise<TableReport> {
-  const rows = await source.rows('abilities', 'channel_id');
-  const report: TableReport = { table: 'abilities', read: rows.length, imported: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, problems: [] };
+  const report: TableReport = { table: 'abilities', read: 0, imported: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0, problems: [] };
   report.note = "abilities are not copied: they are rebuilt from each imported channel's models and groups";
   await session.batch(async (trx: Db) => {
     const ids = await importMap.all(trx, session.opts.source, 'channels');
-    const ours = new Map<number, Set<string>>();
-    for (const localId of new Set(ids.values())) {
-      const list = await trx.selectFrom('abilities').select(['group', 'model']).where('channel_id', '=', localId).execute();
-      ours.set(localId, new Set(list.map((a: { group: string; model: string }) => `${a.group}\n${a.model}`)));
-    }
-    for (const a of rows) {
-      const localId = ids.get(String(a.channel_id));
-      const key = `${text(a.group).trim()}\n${text(a.model).trim()}`;
-      const id = `${int(a.channel_id)}/${text(a.group)}/${text(a.model)}`;
-      if (localId === undefined) {
+    // Pages come in channel order: only the current channel's abilities are held.
+    let current: { localId: number; keys: Set<string> } | undefined;
+    const oursOf = async (localId: number) => {
+      if (current?.localId !== localId) {
+        const list = await trx.selectFrom('abilities').select(['group', 'model']).where('channel_id', '=', localId).execute();
+        current = { localId, keys: new Set(list.map((a: { group: string; model: string }) => `${a.group}\n${a.model}`)) };
+      }
+      return current.keys;
+    };
+    for await (const page of source.pages('abilities', ['channel_id', 'group', 'model'])) {
+      for (const a of page) {
+        report.read++;
+        const localId = ids.get(String(a.channel_id));
+        const id = `${int(a.channel_id)}/${text(a.group)}/${text(a.model)}`;
+        if (localId !== undefined && (await oursOf(localId)).has(`${text(a.group).trim()}\n${text(a.model).trim()}`)) {
+          report.unchanged++;
+          continue;
+        }
         report.skipped++;
-        report.problems.push({ id, reason: 'its channel was not imported' });
-      } else if (ours.get(localId)?.has(key)) {
-        report.unchanged++;
-      } else {
-        report.skipped++;
-        report.problems.push({ id, reason: "not implied by the channel's models and groups" });
+        const reason = localId === undefined ? 'its channel was not imported' : "not implied by the channel's models and groups";
+        if (report.problems.length < MAX_LISTED) report.problems.push({ id, reason });
+        else report.unlisted = (report.unlisted ?? 0) + 1;
       }
     }
   });
   return report;
 }
-

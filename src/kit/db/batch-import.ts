@@ -41,6 +41,8 @@ export interface TableReport {
   /** Rows of batches that failed and were rolled back. */
   failed: number;
   problems: Problem[];
+  /** Problems counted but not kept (a table that may list millions of them keeps the first ones). */
+  unlisted?: number;
   /** One line saying what else happened (for tables that are derived rather than copied). */
   note?: string;
 }
@@ -164,7 +166,8 @@ export function formatReport(reports: TableReport[], dryRun: boolean): string {
     lines.push(`${r.table}: ${counts.join(', ')}`);
     if (r.note) lines.push(`  ${r.note}`);
     for (const p of r.problems.slice(0, MAX_PROBLEM_LINES)) lines.push(`  ${p.id}: ${p.reason}`);
-    if (r.problems.length > MAX_PROBLEM_LINES) lines.push(`  … and ${r.problems.length - MAX_PROBLEM_LINES} more`);
+    const more = Math.max(0, r.problems.length - MAX_PROBLEM_LINES) + (r.unlisted ?? 0);
+    if (more) lines.push(`  … and ${more} more`);
   }
   return lines.join('\n');
 }

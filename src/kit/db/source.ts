@@ -12,6 +12,8 @@ export interface Source {
   tables: Set<string>;
   /** Every row of a table in `orderBy` order; [] when the table does not exist. */
   rows(table: string, orderBy?: string): Promise<Record<string, unknown>[]>;
+  /** The rows of a table a page at a time, in the order of `orderBy` (which must identify a row); none when absent. */
+  pages(table: string, orderBy: string[], size?: number): AsyncGenerator<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,16 @@ export async function openSource(from: string): Promise<Source> {
     async rows(table, orderBy = 'id') {
       if (!tables.has(table)) return [];
       return db.selectFrom(table).selectAll().orderBy(orderBy).execute();
+    },
+    async *pages(table, orderBy, size = 5000) {
+      if (!tables.has(table)) return;
+      for (let offset = 0; ; offset += size) {
+        let q = db.selectFrom(table).selectAll();
+        for (const c of orderBy) q = q.orderBy(c);
+        const page = await q.limit(size).offset(offset).execute();
+        if (page.length) yield page;
+        if (page.length < size) return;
+      }
     },
     close: () => database.close(),
   };
