@@ -34,12 +34,14 @@ describe('import new-api: the command line', () => {
     assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
   });
 
-  test('npm run cli -- import new-api runs from the real entry point and exits 0', async () => {
+  test('npm run cli -- import new-api runs from the real entry point and exits 0; a table an older new-api lacks is reported', async () => {
+    await d.source.db.schema.dropTable('passkey_credentials').execute();
     const out = await exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', 'new-api', '--from', d.from, '--dry-run', '--only', 'account'], {
       env: { ...process.env, DATA_DIR: s.dataDir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, SESSION_SECRET, LOG_LEVEL: 'warn' },
     });
     assert.match(out.stdout, /^dry run: nothing was written/);
     assert.match(out.stdout, /\nusers: read 1, imported 1, updated 0, unchanged 0, skipped 0\n/);
+    assert.match(out.stdout, /\npasskey_credentials: read 0, imported 0, updated 0, unchanged 0, skipped 0\n {2}not present in the source\n/);
     assert.ok(!out.stdout.includes('channels:'));
     assert.ok(!out.stdout.includes('$2a$'));
     assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
