@@ -76,8 +76,8 @@ export function createTwoFactorService(ctx: AccountContext) {
             return 'totp' as const;
           }
         } else if (input.kind === 'backup' && opts.allowBackup !== false) {
-          const hash = hashBackup(userId, input.value);
-          if ((await twoFactorStore.useBackupCode(trx, userId, hash, now)) || (await useImportedCode(trx, userId, input.value, now))) {
+          const own = await twoFactorStore.useBackupCode(trx, userId, hashBackup(userId, input.value), now);
+          if (own || (await useImportedCode(trx, userId, input.value, now))) {
             await twoFactorStore.update(trx, userId, { failed_attempts: 0 });
             return 'backup' as const;
           }
