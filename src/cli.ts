@@ -6,6 +6,8 @@ import { registerGatewayCommands } from './gateway/cli.js';
 import { registerOAuthCommands } from './account/oauth/cli.js';
 import { accountOperations } from './account/app.js';
 import { gatewayOperations } from './gateway/app.js';
+import { registerEdgeCommands } from './edge/cli.js';
+import { edgeOperations } from './edge/app.js';
 import { buildManifest } from './contract/manifest.js';
 
 /** Loads configuration lazily (a command such as `manifest` needs none) with logs kept off stdout. */
@@ -15,7 +17,7 @@ function boot() {
   return { config, runtime };
 }
 
-const program = new Command('cli').description('operator commands for the account and gateway services');
+const program = new Command('cli').description('operator commands for the account, gateway and edge services');
 
 program
   .command('manifest')
@@ -23,11 +25,12 @@ program
   .action(() => {
     // The gateway's installed plugins (GATEWAY_PLUGIN_DIR) are listed too, in their default state.
     const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
-    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations(config)]), null, 2));
+    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations(config), ...edgeOperations()]), null, 2));
   });
 
 registerAccountCommands(program, boot);
 registerGatewayCommands(program, boot);
+registerEdgeCommands(program, boot);
 registerOAuthCommands(program);
 
 // Exit once stdout has been flushed: a pipe (npm run manifest | jq) would otherwise be cut short.
