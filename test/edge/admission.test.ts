@@ -253,3 +253,22 @@ test('edge configuration: PUBLIC_ADMISSION_MODE defaults to disabled, the listen
   assert.throws(() => loadConfig({ PUBLIC_ADMISSION_MODE: 'open' }), /PUBLIC_ADMISSION_MODE/);
   assert.throws(() => loadConfig({ EDGE_WEBHOOK_TIMEOUT_MS: '5000', EDGE_DISPATCH_LEASE_MS: '4000' }), /EDGE_DISPATCH_LEASE_MS/);
 });
+
+eachDatabase('edge rate limit per key', (variant) => {
+  let s: EdgeServer;
+  before(async () => {
+    s = await startEdge(variant, { env: { EDGE_RATE_LIMIT_PER_MINUTE: '2' } });
+  });
+  after(() => s.close());
+
+  test('a key over EDGE_RATE_LIMIT_PER_MINUTE gets 429 rate_limited with Retry-After; another key is not affected', async () => {
+    const a = await s.issueKey('a');
+    const b = await s.issueKey('b');
+    assert.equal((await s.request('GET', '/v1/files', { token: a })).status, 501);
+    assert.equal((await s.request('GET', '/v1/files', { token: a })).status, 501);
+    const limited = await s.request('GET', '/v1/files', { token: a });
+    assertError(limited, 429, 'rate_limited');
+    assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.equal((await s.request('GET', '/v1/files', { token: b })).status, 501);
+  });
+});
