@@ -1,5 +1,6 @@
 import { accountOperations } from '../src/account/app.js';
 import { gatewayOperations } from '../src/gateway/app.js';
+import { edgeOperations } from '../src/edge/app.js';
 import { buildManifest, type ManifestEntry } from '../src/contract/manifest.js';
 
 function row(m: ManifestEntry): string {
@@ -10,7 +11,7 @@ function row(m: ManifestEntry): string {
 
 /** docs/operations.md, generated from the registry: one table per deployable. */
 export function renderOperationsDoc(): string {
-  const manifest = buildManifest([...accountOperations(), ...gatewayOperations()]);
+  const manifest = buildManifest([...accountOperations(), ...gatewayOperations(), ...edgeOperations()]);
   const count = (d: string, s: string) => manifest.filter((m) => m.deployable === d && m.state === s).length;
   const parts = [
     '# Operations',
@@ -19,13 +20,16 @@ export function renderOperationsDoc(): string {
     'the same data as JSON. Fields: `in:name`, `*` = required. State `planned` answers 501 `NOT_IMPLEMENTED`.',
     'Rows `plugin:<key>:<n>` are routes of the task plugins shipped in `plugins/`, in their default state',
     '(`disabled` until G72 enables the plugin); `npm run manifest` also lists those installed in `GATEWAY_PLUGIN_DIR`.',
+    'The edge serves SPEC\'s archived machine-facing public API (E01) and the placeholder routes of SPEC\'s coverage',
+    'notes (EP01–EP12, declared in src/contract/coverage.ts), which answer 501 `api_not_implemented`.',
     '',
   ];
-  for (const deployable of ['account', 'gateway']) {
+  for (const deployable of ['account', 'gateway', 'edge']) {
+    const placeholders = count(deployable, 'placeholder');
     parts.push(
       `## ${deployable}`,
       '',
-      `${count(deployable, 'implemented')} implemented, ${count(deployable, 'planned')} planned.`,
+      `${count(deployable, 'implemented')} implemented, ${count(deployable, 'planned')} planned${placeholders ? `, ${placeholders} placeholder (501 \`api_not_implemented\`)` : ''}.`,
       '',
       '| id | route | summary | access | fields | state |',
       '|---|---|---|---|---|---|',

@@ -7,6 +7,8 @@ import { registerOAuthCommands } from './account/oauth/cli.js';
 import { registerImportCommands } from './import/cli.js';
 import { accountOperations } from './account/app.js';
 import { gatewayOperations } from './gateway/app.js';
+import { registerEdgeCommands } from './edge/cli.js';
+import { edgeOperations } from './edge/app.js';
 import { buildManifest } from './contract/manifest.js';
 
 /** Loads configuration lazily (a command such as `manifest` needs none) with logs kept off stdout. */
@@ -16,7 +18,7 @@ function boot() {
   return { config, runtime };
 }
 
-const program = new Command('cli').description('operator commands for the account and gateway services');
+const program = new Command('cli').description('operator commands for the account, gateway and edge services');
 
 program
   .command('manifest')
@@ -24,11 +26,12 @@ program
   .action(() => {
     // The gateway's installed plugins (GATEWAY_PLUGIN_DIR) are listed too, in their default state.
     const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
-    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations(config)]), null, 2));
+    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations(config), ...edgeOperations()]), null, 2));
   });
 
 registerAccountCommands(program, boot);
 registerGatewayCommands(program, boot);
+registerEdgeCommands(program, boot);
 registerOAuthCommands(program);
 registerImportCommands(program, boot);
 

@@ -2,18 +2,17 @@ import { ConfigError, loadConfig, type Config } from './config/index.js';
 import { createRuntime } from './runtime.js';
 import { buildAccountApp } from './account/app.js';
 import { buildGatewayApp } from './gateway/app.js';
+import { buildEdgeApp } from './edge/app.js';
 import type { FastifyInstance } from 'fastify';
 
 async function start(config: Config) {
   const runtime = createRuntime(config);
   const apps: FastifyInstance[] = [];
-  const listeners = { account: config.account, gateway: config.gateway } as const;
+  const listeners = { account: config.account, gateway: config.gateway, edge: config.edge } as const;
+  const builders = { account: buildAccountApp, gateway: buildGatewayApp, edge: buildEdgeApp } as const;
   for (const service of config.services) {
-    if (service === 'edge') {
-      runtime.log.warn('edge: the public admission API is an archived design and is not served (PUBLIC_ADMISSION_MODE is ignored)');
-      continue;
-    }
-    const { app } = service === 'account' ? await buildAccountApp(config, runtime) : await buildGatewayApp(config, runtime);
+    const { app } = await builders[service](config, runtime);
+    if (service === 'edge') runtime.log.info({ admissionMode: config.edge.admissionMode }, `edge: PUBLIC_ADMISSION_MODE=${config.edge.admissionMode}`);
     const { host, port } = listeners[service];
     await app.listen({ host, port });
     runtime.log.info({ service, host, port }, `${service} listening on http://${host}:${port}`);

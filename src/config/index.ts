@@ -136,6 +136,41 @@ function passkeyConfig(env: Env) {
   return { enabled, rpId, rpName: str(env, 'PASSKEY_RP_NAME', 'New API'), origins: rpOrigins };
 }
 
+/** The edge deployable (SPEC's archived machine-facing public API): listener, database, dispatcher. */
+function edgeConfig(env: Env, dataDir: string) {
+  const secretKey = str(env, 'EDGE_SECRET_KEY', '');
+  if (secretKey && !/^[0-9a-fA-F]{64}$/.test(secretKey)) throw new ConfigError('EDGE_SECRET_KEY must be 64 hex characters (32 bytes)');
+  const webhookTimeoutMs = int(env, 'EDGE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000);
+  const leaseMs = int(env, 'EDGE_DISPATCH_LEASE_MS', 60_000, 500, 3_600_000);
+  if (leaseMs <= webhookTimeoutMs) throw new ConfigError('EDGE_DISPATCH_LEASE_MS must be longer than EDGE_WEBHOOK_TIMEOUT_MS');
+  return {
+    host: str(env, 'EDGE_HOST', '127.0.0.1'),
+    port: int(env, 'EDGE_PORT', 3002, 0, 65535),
+    admissionMode: oneOf(env, 'PUBLIC_ADMISSION_MODE', 'disabled', ['disabled', 'controlled'] as const),
+    databaseUrl: databaseUrl(env, 'EDGE_DATABASE_URL', dataDir, 'edge.sqlite'),
+    /** Seals webhook signing secrets at rest; empty = a key file in DATA_DIR (edge-secret.key). */
+    secretKey,
+    idempotencyTtlSeconds: int(env, 'EDGE_IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
+    /** Requests per minute per developer key on /v1 routes. */
+    rateLimitPerMinute: int(env, 'EDGE_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    dispatcher: {
+      /** Whether the edge process runs a webhook dispatcher (`cli edge dispatch` runs one on its own). */
+      enabled: bool(env, 'EDGE_DISPATCHER', true),
+      intervalMs: int(env, 'EDGE_DISPATCH_INTERVAL_MS', 1000, 10, 600_000),
+      leaseMs,
+      batch: int(env, 'EDGE_DISPATCH_BATCH', 20, 1, 1000),
+    },
+    webhook: {
+      timeoutMs: webhookTimeoutMs,
+      maxAttempts: int(env, 'EDGE_WEBHOOK_MAX_ATTEMPTS', 8, 1, 100),
+      backoffMs: int(env, 'EDGE_WEBHOOK_BACKOFF_MS', 2000, 1, 3_600_000),
+      backoffMaxMs: int(env, 'EDGE_WEBHOOK_BACKOFF_MAX_MS', 3_600_000, 1, 86_400_000),
+      /** Lets webhook URLs reach private and loopback addresses (tests, a receiver on the same host). */
+      allowPrivate: bool(env, 'EDGE_WEBHOOK_ALLOW_PRIVATE', false),
+    },
+  };
+}
+
 export const SERVICES = ['account', 'gateway', 'edge'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
@@ -213,11 +248,7 @@ export function loadConfig(env: Env = process.env) {
       /** Queued + running plugin tasks one identity may have at a time (all plugins together). */
       pluginMaxInFlight: int(env, 'GATEWAY_PLUGIN_MAX_IN_FLIGHT', 20, 1, 100000),
     },
-    edge: {
-      host: str(env, 'EDGE_HOST', '127.0.0.1'),
-      port: int(env, 'EDGE_PORT', 3002, 0, 65535),
-      admissionMode: oneOf(env, 'PUBLIC_ADMISSION_MODE', 'disabled', ['disabled', 'controlled'] as const),
-    },
+    edge: edgeConfig(env, dataDir),
     redisUrl,
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', ''),
     sessionSecret,

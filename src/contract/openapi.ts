@@ -23,6 +23,20 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query') {
   }));
 }
 
+/** The edge's error body (OpenAI style). */
+const openAiError = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { message: { type: 'string' }, type: { type: 'string' }, code: { type: 'string' }, param: { type: 'string', nullable: true } },
+      required: ['message', 'type', 'code'],
+    },
+    requestId: { type: 'string' },
+  },
+  required: ['error', 'requestId'],
+};
+
 /** OpenAPI 3 document of one deployable, generated from the registry. */
 export function buildOpenApi(title: string, ops: RegisteredOperation[]) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -49,10 +63,16 @@ export function buildOpenApi(title: string, ops: RegisteredOperation[]) {
         ? { requestBody: { required: true, content: { 'application/json': { schema: impl.schema.body } } } }
         : {}),
       ...(spec.auth === 'none' ? {} : { security: [{ bearer: [] }] }),
-      responses: {
-        default: { description: 'Envelope {success, message, data, code}', content: { 'application/json': { schema: envelope } } },
-        ...(state === 'planned' ? { '501': { description: 'NOT_IMPLEMENTED' } } : {}),
-      },
+      responses:
+        spec.deployable === 'edge'
+          ? {
+              default: { description: 'Error {error: {message, type, code, param}, requestId}', content: { 'application/json': { schema: openAiError } } },
+              ...(state === 'placeholder' ? { '501': { description: 'api_not_implemented (placeholder route)' } } : {}),
+            }
+          : {
+              default: { description: 'Envelope {success, message, data, code}', content: { 'application/json': { schema: envelope } } },
+              ...(state === 'planned' ? { '501': { description: 'NOT_IMPLEMENTED' } } : {}),
+            },
     };
   }
   return {

@@ -130,5 +130,7 @@ export const operations: OperationSpec[] = [
   { id: 'G84', method: 'GET', path: '/api/task_plugin_options', deployable: 'gateway', auth: 'admin', permission: 'authz.TaskPluginBind', summary: 'Task plugin options' },
   { id: 'GS02', method: 'GET', path: '/api/system_task/:task_id', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'State and progress of a background job (G33 tests, G40 detection)' },
   { id: 'GS03', method: 'GET', path: '/api/task', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Tasks created through task plugins, newest first (the reference\'s GET /api/task/ list)' },
+  // SPEC "Archived design: machine-facing public API": served by the edge deployable, not an A/G row.
+  { id: 'E01', method: 'POST', path: '/v1/responses', deployable: 'edge', auth: 'developer', archived: true, summary: 'Admit a response request: reserve the wallet amount of the public model (202 reserved; no model runs)' },
   { id: 'GS01', method: 'POST', path: '/api/staff/verify', deployable: 'gateway', auth: 'admin', addition: true, summary: 'Staff step-up verification (TOTP): issue a single-use security proof' },
 ];

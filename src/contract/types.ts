@@ -8,9 +8,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
  * SPEC's authentication classes. none: nothing mounted; optional: a customer identity may be present;
  * customer: customer login identity; browser: customer identity of a browser session (has a sid);
  * admin: staff (role >= admin on the account side, a staff or service identity on the gateway);
- * root: root administrator.
+ * root: root administrator; developer: an edge developer credential (svc_sk_…, SPEC's archived public API).
  */
-export type AuthClass = 'none' | 'optional' | 'customer' | 'browser' | 'admin' | 'root';
+export type AuthClass = 'none' | 'optional' | 'customer' | 'browser' | 'admin' | 'root' | 'developer';
 
 /** implemented: built and tested; planned: registered, answers 501 NOT_IMPLEMENTED. */
 export type OperationState = 'implemented' | 'planned' | 'disabled' | 'placeholder';
@@ -33,6 +33,11 @@ export interface OperationSpec {
   summary: string;
   /** Set for operations this product adds beyond SPEC (recorded in docs/differences.md). */
   addition?: boolean;
+  /**
+   * Set for operations of SPEC's "Archived design: machine-facing public API" (ids E01…): not rows of the
+   * A/G tables, served by the edge deployable.
+   */
+  archived?: boolean;
   /** Set for routes a task plugin registers (id `plugin:<key>:<n>`). */
   plugin?: { key: string; version: string };
 }

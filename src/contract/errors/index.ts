@@ -5,8 +5,9 @@ import { securityErrors } from './security.js';
 import { oauthErrors } from './oauth.js';
 import { upstreamErrors } from './upstream.js';
 import { pluginErrors } from './plugins.js';
+import { edgeErrors } from './edge.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

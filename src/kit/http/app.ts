@@ -10,6 +10,11 @@ export interface HttpAppOptions {
   trustProxy: boolean;
   bodyLimit: number;
   catalog: ErrorCatalog;
+  /**
+   * Renders an error body other than the default envelope {success, code, message} (a deployable with its
+   * own wire format). Gets the code, its catalog status and rendered message, and the error's params/data.
+   */
+  renderError?: (req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) => { status: number; body: unknown };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -99,7 +104,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       const v = (error as FastifyError).validation![0];
       const field = (v?.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
         (v?.params as { missingProperty?: string })?.missingProperty || (error as FastifyError).validationContext || 'body';
-      params = { detail: `${field} ${v?.message ?? 'is invalid'}` };
+      const extra = (v?.params as { additionalProperty?: string })?.additionalProperty;
+      params = { detail: extra ? `${extra} is not a known field` : `${field} ${v?.message ?? 'is invalid'}`, field: extra ?? field };
     } else {
       switch ((error as FastifyError).code) {
         case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -123,14 +129,22 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       }
     }
     const { status, message } = render(req, code, params);
+    reply.header('Cache-Control', 'no-store');
+    if (opts.renderError) {
+      const custom = opts.renderError(req, { code, status, message, params, data });
+      return reply.status(custom.status).send(custom.body);
+    }
     const body: Record<string, unknown> = { success: false, code, message };
     if (data !== undefined) body.data = data;
-    reply.header('Cache-Control', 'no-store');
     return reply.status(status).send(body);
   });
 
   app.setNotFoundHandler((req, reply) => {
     const { status, message } = render(req, 'NOT_FOUND');
+    if (opts.renderError) {
+      const custom = opts.renderError(req, { code: 'NOT_FOUND', status, message });
+      return reply.status(custom.status).send(custom.body);
+    }
     return reply.status(status).send({ success: false, code: 'NOT_FOUND', message });
   });
 

@@ -6,6 +6,8 @@ export interface ErrorDef {
   status: number;
   en: string;
   zh: string;
+  /** Error class for deployables answering the OpenAI-style shape {error: {type, code, …}} (the edge). */
+  type?: string;
 }
 
 export type ErrorCatalog = Record<string, ErrorDef>;

@@ -1,0 +1,104 @@
+import type { ErrorCatalog } from '../../kit/http/errors.js';
+
+/**
+ * Failures of the edge (SPEC "Archived design: machine-facing public API"). The edge answers them in the
+ * OpenAI style {error: {message, type, code, param}, requestId}: codes are lower case with underscores
+ * and `type` is the OpenAI error class. The kit's own codes (bad JSON, body too large, validation …)
+ * reach the edge under the names in `edgeCodeOfKit`.
+ */
+export const edgeErrors = {
+  missing_api_key: {
+    status: 401,
+    type: 'invalid_request_error',
+    en: 'No API key provided: send Authorization: Bearer svc_sk_<keyId>.<secret>',
+    zh: '未提供 API 密钥：请发送 Authorization: Bearer svc_sk_<keyId>.<secret>',
+  },
+  invalid_api_key: { status: 401, type: 'invalid_request_error', en: 'Invalid API key', zh: 'API 密钥无效' },
+  customer_session_not_accepted: {
+    status: 401,
+    type: 'invalid_request_error',
+    en: 'Customer sessions, cookies and account tokens are not accepted here: use a developer key (svc_sk_…)',
+    zh: '此处不接受客户会话、Cookie 或账户令牌：请使用开发者密钥（svc_sk_…）',
+  },
+  admission_disabled: {
+    status: 503,
+    type: 'server_error',
+    en: 'Public admission is disabled on this deployment (PUBLIC_ADMISSION_MODE=disabled)',
+    zh: '此部署已关闭公共准入（PUBLIC_ADMISSION_MODE=disabled）',
+  },
+  idempotency_key_required: {
+    status: 400,
+    type: 'invalid_request_error',
+    en: 'The Idempotency-Key header is required',
+    zh: '必须提供 Idempotency-Key 请求头',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    type: 'invalid_request_error',
+    en: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters without spaces',
+    zh: 'Idempotency-Key 请求头必须为 1 到 255 个不含空格的可打印 ASCII 字符',
+  },
+  idempotency_key_conflict: {
+    status: 409,
+    type: 'invalid_request_error',
+    en: 'This Idempotency-Key was already used with a different request body',
+    zh: '该 Idempotency-Key 已用于不同的请求体',
+  },
+  invalid_traceparent: {
+    status: 400,
+    type: 'invalid_request_error',
+    en: 'The traceparent header must be a well-formed W3C trace context of version 00',
+    zh: 'traceparent 请求头必须是格式正确的 W3C 追踪上下文（版本 00）',
+  },
+  invalid_request_body: { status: 400, type: 'invalid_request_error', en: 'Invalid request body: {detail}', zh: '请求体无效：{detail}' },
+  invalid_json: { status: 400, type: 'invalid_request_error', en: 'The request body is not valid JSON', zh: '请求体不是合法的 JSON' },
+  request_too_large: { status: 413, type: 'invalid_request_error', en: 'The request body is too large', zh: '请求体过大' },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    en: 'Unsupported content type, use application/json',
+    zh: '不支持的内容类型，请使用 application/json',
+  },
+  model_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    en: 'The model {model} does not exist or you do not have access to it',
+    zh: '模型 {model} 不存在或无权访问',
+  },
+  model_disabled: { status: 400, type: 'invalid_request_error', en: 'The model {model} is currently disabled', zh: '模型 {model} 当前已停用' },
+  insufficient_balance: {
+    status: 402,
+    type: 'insufficient_quota',
+    en: 'Insufficient balance: this request reserves {amount}, {available} is available',
+    zh: '余额不足：本次请求需预留 {amount}，可用 {available}',
+  },
+  rate_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    en: 'Too many requests for this key, retry in {seconds} seconds',
+    zh: '该密钥请求过于频繁，请在 {seconds} 秒后重试',
+  },
+  api_not_implemented: {
+    status: 501,
+    type: 'new_api_error',
+    en: 'API not implemented: this placeholder route is not supported by this product',
+    zh: '接口未实现：本产品不支持此占位路由',
+  },
+  unknown_route: { status: 404, type: 'invalid_request_error', en: 'Unknown request URL: {method} {path}', zh: '未知的请求地址：{method} {path}' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', en: 'Method not allowed', zh: '不允许的请求方法' },
+  internal_error: { status: 500, type: 'server_error', en: 'The server had an error processing the request', zh: '服务器处理请求时出错' },
+  service_unavailable: { status: 503, type: 'server_error', en: 'Service unavailable', zh: '服务不可用' },
+} satisfies ErrorCatalog;
+
+/** The edge's names for the kit's codes (the kit raises them before any edge code runs). */
+export const edgeCodeOfKit: Record<string, keyof typeof edgeErrors> = {
+  INVALID_PARAMETERS: 'invalid_request_body',
+  INVALID_JSON: 'invalid_json',
+  PAYLOAD_TOO_LARGE: 'request_too_large',
+  UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
+  NOT_FOUND: 'unknown_route',
+  METHOD_NOT_ALLOWED: 'method_not_allowed',
+  RATE_LIMITED: 'rate_limited',
+  INTERNAL_ERROR: 'internal_error',
+  SERVICE_UNAVAILABLE: 'service_unavailable',
+};

@@ -1,0 +1,98 @@
+import type { Config } from '../config/index.js';
+import { migrate, openDatabase } from '../kit/db/index.js';
+import { createHttpApp } from '../kit/http/app.js';
+import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
+import { createUpstreamClient } from '../kit/upstream/client.js';
+import { errorCatalog } from '../contract/errors/index.js';
+import { placeholderOperations } from '../contract/coverage.js';
+import { operationsOf, registerOperations } from '../contract/registry.js';
+import { buildOpenApi } from '../contract/openapi.js';
+import type { OperationImpl } from '../contract/types.js';
+import type { Runtime } from '../runtime.js';
+import type { EdgeDB } from './db.js';
+import { edgeMigrations } from './migrations/index.js';
+import { edgeSecretKey, type EdgeContext } from './context.js';
+import { edgeAuthenticator } from './auth.js';
+import { renderEdgeError } from './errors.js';
+import { KeyService } from './keys/service.js';
+import { AdmissionService } from './admission/service.js';
+import { admissionRoutes } from './admission/routes.js';
+import { WebhookService } from './webhooks/service.js';
+import { Dispatcher } from './webhooks/dispatcher.js';
+
+/** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
+export async function createEdgeContext(config: Config, runtime: Runtime) {
+  const database = await openDatabase<EdgeDB>(config.edge.databaseUrl);
+  try {
+    await migrate(database, 'edge', edgeMigrations(database.dialect));
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
+  const ctx: EdgeContext = {
+    config,
+    database,
+    db: database.db,
+    log: runtime.log.child({ deployable: 'edge' }),
+    secretKey: edgeSecretKey(config),
+    upstream: createUpstreamClient({
+      policy: { allowPrivate: config.edge.webhook.allowPrivate, allow: [] },
+      timeoutMs: config.edge.webhook.timeoutMs,
+      // A receiver's answer is not used beyond its status: read at most 64 KiB of it.
+      maxBytes: 64 * 1024,
+    }),
+  };
+  const services = { keys: new KeyService(ctx), admission: new AdmissionService(ctx), webhooks: new WebhookService(ctx) };
+  const close = async () => {
+    await ctx.upstream.close();
+    await ctx.database.close();
+  };
+  return { ctx, services, close };
+}
+
+type Services = Awaited<ReturnType<typeof createEdgeContext>>['services'];
+
+function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
+  return [...admissionRoutes(ctx, services.admission)];
+}
+
+/** Builds the edge deployable (SPEC's archived machine-facing public API) on its own database. */
+export async function buildEdgeApp(config: Config, runtime: Runtime) {
+  const { ctx, services, close } = await createEdgeContext(config, runtime);
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog, renderError: renderEdgeError });
+  app.decorate('edge', ctx);
+  let registered: ReturnType<typeof registerOperations>;
+  try {
+    registered = registerOperations(app, {
+      deployable: 'edge',
+      implementations: routesOf(ctx, services),
+      authenticate: edgeAuthenticator(services.keys, runtime.limiter('edge:'), config.edge.rateLimitPerMinute),
+      enabledOperations: [],
+      rateLimits: {},
+      extra: placeholderOperations(),
+    });
+  } catch (e) {
+    await app.close();
+    await close();
+    throw e;
+  }
+  installOpsEndpoints(app, {
+    name: 'edge',
+    readiness: { database: () => ctx.database.ping() },
+    openapi: () => buildOpenApi('Edge API', registered),
+  });
+  const dispatcher = config.edge.dispatcher.enabled ? new Dispatcher(ctx) : null;
+  dispatcher?.start();
+  app.addHook('onClose', async () => {
+    await dispatcher?.stop();
+    await close();
+  });
+  return { app, ctx, services, dispatcher };
+}
+
+/** The manifest view of the edge: E01 and the placeholder routes (no database needed). */
+export function edgeOperations() {
+  const none = null as unknown as EdgeContext;
+  const fake = { keys: null, admission: null, webhooks: null } as never;
+  return [...operationsOf('edge', routesOf(none, fake)), ...placeholderOperations()];
+}

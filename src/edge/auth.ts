@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify';
+import type { OperationSpec } from '../contract/types.js';
+import { AppError } from '../kit/http/errors.js';
+import type { RateLimiter } from '../kit/ratelimit/index.js';
+import { CREDENTIAL_PREFIX } from './keys/credentials.js';
+import type { EdgeIdentity, KeyService } from './keys/service.js';
+
+/**
+ * Authenticates an edge request: only `Authorization: Bearer svc_sk_<keyId>.<secret>`. Anything that
+ * looks like a customer session (a Cookie or X-Auth-Session header, a bearer that is not a developer key)
+ * is refused with `customer_session_not_accepted`, even beside a valid key. Then the key's rate limit.
+ */
+export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMinute: number) {
+  return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
+    if (spec.auth === 'none') return;
+    if (req.headers.cookie !== undefined || req.headers['x-auth-session'] !== undefined) throw new AppError('customer_session_not_accepted');
+    const header = req.headers.authorization;
+    if (header === undefined || header.trim() === '') throw new AppError('missing_api_key');
+    const m = /^Bearer +(\S+) *$/i.exec(header);
+    if (!m) throw new AppError('invalid_api_key');
+    const token = m[1]!;
+    if (!token.startsWith(CREDENTIAL_PREFIX)) throw new AppError('customer_session_not_accepted');
+    const identity = await keys.authenticate(token);
+    if (!identity) throw new AppError('invalid_api_key');
+    req.edgeIdentity = identity;
+    const hit = await limiter.hit(`key:${identity.keyId}`, perMinute, 60);
+    if (!hit.allowed) throw new AppError('rate_limited', { params: { seconds: hit.retryAfter }, headers: { 'Retry-After': String(hit.retryAfter) } });
+  };
+}
+
+export function identityOf(req: FastifyRequest): EdgeIdentity {
+  if (!req.edgeIdentity) throw new AppError('invalid_api_key');
+  return req.edgeIdentity;
+}

@@ -1,0 +1,154 @@
+import type { Command } from 'commander';
+import type { Config } from '../config/index.js';
+import type { Runtime } from '../runtime.js';
+import { createEdgeContext } from './app.js';
+import { checkOwnerName } from './keys/service.js';
+import { ensureOwner, ownerByName } from './keys/store.js';
+import { listModels, setModel } from './models/store.js';
+import { credit, walletOf } from './wallets/store.js';
+import { Dispatcher } from './webhooks/dispatcher.js';
+
+type Boot = () => { config: Config; runtime: Runtime };
+type Edge = Awaited<ReturnType<typeof createEdgeContext>>;
+
+/** Opens the edge database, runs `fn`, and always closes it again. */
+async function withEdge<T>(boot: Boot, fn: (e: Edge) => Promise<T>): Promise<T> {
+  const { config, runtime } = boot();
+  const e = await createEdgeContext(config, runtime);
+  try {
+    return await fn(e);
+  } finally {
+    await e.close();
+    await runtime.close();
+  }
+}
+
+/** A non-negative integer option (digits only). */
+function amount(flag: string, v: string, min = 0): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new Error(`${flag} must be an integer of at least ${min}`);
+  return n;
+}
+
+const iso = (s: number | null) => (s === null ? '-' : new Date(Number(s) * 1000).toISOString());
+
+/** Edge commands: developer keys, public models, wallets, webhooks, the dispatcher. Secrets are the last stdout line. */
+export function registerEdgeCommands(program: Command, boot: Boot) {
+  const edge = program.command('edge').description('the edge (machine-facing public API): keys, models, wallets, webhooks');
+
+  const key = edge.command('key').description('developer keys (svc_sk_…)');
+  key
+    .command('issue')
+    .requiredOption('--owner <name>')
+    .description('issue a key; prints it once, last')
+    .action(async (o: { owner: string }) => {
+      const r = await withEdge(boot, (e) => e.services.keys.issue(o.owner));
+      console.log(`key ${r.keyId} issued for ${r.owner} (shown once, store it now)`);
+      console.log(r.token);
+    });
+  key
+    .command('revoke')
+    .argument('<keyId>')
+    .action(async (keyId: string) => {
+      const done = await withEdge(boot, (e) => e.services.keys.revoke(keyId));
+      if (!done) throw new Error(`no active key ${keyId}`);
+      console.log(`key ${keyId} revoked`);
+    });
+  key.command('list').action(async () => {
+    const rows = await withEdge(boot, (e) => e.services.keys.list());
+    for (const r of rows) console.log(`${r.key_id}\t${r.owner}\t${iso(r.created_at)}\t${r.revoked_at === null ? 'active' : `revoked ${iso(r.revoked_at)}`}`);
+  });
+
+  const model = edge.command('model').description('public models and their reserve amounts');
+  model
+    .command('set')
+    .argument('<publicModelId>')
+    .requiredOption('--reserve <amount>', 'units one request reserves')
+    .option('--disabled', 'refuse requests for it (400 model_disabled)')
+    .action(async (id: string, o: { reserve: string; disabled?: boolean }) => {
+      if (!/^[A-Za-z0-9._:/-]{1,128}$/.test(id)) throw new Error('publicModelId must be 1 to 128 of A-Z a-z 0-9 . _ : / -');
+      const reserveAmount = amount('--reserve', o.reserve);
+      await withEdge(boot, (e) => setModel(e.ctx.db, id, reserveAmount, !o.disabled));
+      console.log(`model ${id}: reserve ${reserveAmount}, ${o.disabled ? 'disabled' : 'enabled'}`);
+    });
+  model.command('list').action(async () => {
+    const rows = await withEdge(boot, (e) => listModels(e.ctx.db));
+    for (const r of rows) console.log(`${r.public_model_id}\t${r.reserve_amount}\t${r.enabled ? 'enabled' : 'disabled'}`);
+  });
+
+  const wallet = edge.command('wallet').description('owner wallets (integer units)');
+  wallet
+    .command('credit')
+    .requiredOption('--owner <name>')
+    .requiredOption('--amount <n>')
+    .action(async (o: { owner: string; amount: string }) => {
+      checkOwnerName(o.owner);
+      const n = amount('--amount', o.amount, 1);
+      const w = await withEdge(boot, async (e) => credit(e.ctx.db, await ensureOwner(e.ctx.db, o.owner), n));
+      console.log(`wallet of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${Number(w.balance) - Number(w.reserved)}`);
+    });
+  wallet
+    .command('show')
+    .requiredOption('--owner <name>')
+    .action(async (o: { owner: string }) => {
+      const w = await withEdge(boot, async (e) => {
+        const owner = await ownerByName(e.ctx.db, o.owner);
+        return owner ? walletOf(e.ctx.db, Number(owner.id)) : undefined;
+      });
+      console.log(w ? `wallet ${w.wallet_id} of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${Number(w.balance) - Number(w.reserved)}` : `no wallet for ${o.owner}`);
+    });
+
+  const webhook = edge.command('webhook').description('webhook endpoints of owners');
+  webhook
+    .command('add')
+    .requiredOption('--owner <name>')
+    .requiredOption('--url <url>')
+    .description('add an endpoint; prints its signing secret once, last')
+    .action(async (o: { owner: string; url: string }) => {
+      const r = await withEdge(boot, (e) => e.services.webhooks.add(o.owner, o.url));
+      console.log(`endpoint ${r.endpointId} added for ${r.owner} (signing secret shown once)`);
+      console.log(r.secret);
+    });
+  webhook.command('list').action(async () => {
+    const rows = await withEdge(boot, (e) => e.services.webhooks.list());
+    for (const r of rows) console.log(`${r.endpoint_id}\t${r.owner}\t${r.url}\t${r.removed_at === null ? 'active' : `removed ${iso(r.removed_at)}`}`);
+  });
+  webhook
+    .command('remove')
+    .argument('<endpointId>')
+    .action(async (id: string) => {
+      if (!(await withEdge(boot, (e) => e.services.webhooks.remove(id)))) throw new Error(`no active endpoint ${id}`);
+      console.log(`endpoint ${id} removed`);
+    });
+  webhook
+    .command('replay')
+    .option('--event <eventId>', 'one event')
+    .option('--since <sequence>', 'every event from this outbox sequence number on')
+    .action(async (o: { event?: string; since?: string }) => {
+      if ((o.event === undefined) === (o.since === undefined)) throw new Error('give exactly one of --event and --since');
+      const where = o.event !== undefined ? { eventId: o.event } : { sinceSequence: amount('--since', o.since!) };
+      const r = await withEdge(boot, (e) => e.services.webhooks.replay(where));
+      if (o.event !== undefined && r.events === 0) throw new Error(`no event ${o.event}`);
+      console.log(`${r.events} event(s), ${r.queued} delivery(ies) queued`);
+    });
+
+  edge
+    .command('dispatch')
+    .description('run a webhook dispatcher until SIGINT/SIGTERM (or, with --once, until nothing is due)')
+    .option('--once', 'deliver what is due now, then exit')
+    .action(async (o: { once?: boolean }) => {
+      await withEdge(boot, async (e) => {
+        const d = new Dispatcher(e.ctx);
+        if (o.once) {
+          console.log(`${await d.drain()} delivery attempt(s)`);
+          return;
+        }
+        d.start();
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await d.stop();
+      });
+    });
+}

@@ -1,0 +1,137 @@
+/** Table types of the edge database (its own database; nothing else reads or writes it). */
+export interface EdgeMetaTable {
+  key: string;
+  value: string;
+}
+
+/** An owner of developer keys, a wallet and webhook endpoints (the edge's own identities). */
+export interface EdgeOwnerTable {
+  id: number;
+  name: string;
+  created_at: number;
+}
+
+/** A developer key svc_sk_<key_id>.<secret>: only the SHA-256 of the secret is kept. */
+export interface EdgeKeyTable {
+  key_id: string;
+  owner_id: number;
+  /** SHA-256 (hex) of the secret part. */
+  secret_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** One wallet per owner, in integer units: `reserved` is held by admitted runs, available = balance - reserved. */
+export interface EdgeWalletTable {
+  owner_id: number;
+  wallet_id: string;
+  balance: number;
+  reserved: number;
+  /** Bumped on every change (credit, reservation); the aggregateRevision of wallet events. */
+  revision: number;
+  updated_at: number;
+}
+
+/** A public model id clients name, with the amount one request reserves. */
+export interface EdgeModelTable {
+  public_model_id: string;
+  reserve_amount: number;
+  enabled: number;
+  updated_at: number;
+}
+
+export interface EdgeRunTable {
+  run_id: string;
+  request_id: string;
+  owner_id: number;
+  key_id: string;
+  public_model_id: string;
+  input: string;
+  api_version: string;
+  reserved_amount: number;
+  status: 'reserved';
+  revision: number;
+  traceparent: string | null;
+  /** Milliseconds since the epoch. */
+  created_at: number;
+}
+
+export interface EdgeIdempotencyTable {
+  owner_id: number;
+  key: string;
+  body_hash: string;
+  /** The 202 body, JSON. */
+  response: string;
+  created_at: number;
+}
+
+/** Immutable events, written in the transaction of the change they describe. */
+export interface EdgeOutboxTable {
+  /** Monotonically increasing (insertion order). */
+  sequence: number;
+  event_id: string;
+  type: string;
+  aggregate_id: string;
+  aggregate_revision: number;
+  owner_id: number;
+  payload: string;
+  traceparent: string | null;
+  created_at: number;
+}
+
+export interface EdgeWebhookTable {
+  id: number;
+  endpoint_id: string;
+  owner_id: number;
+  url: string;
+  /** The signing secret (whsec_…), sealed with the edge key. */
+  secret: string;
+  created_at: number;
+  removed_at: number | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'cancelled';
+
+/** One event to one endpoint; leased by one dispatcher at a time. Times in milliseconds. */
+export interface EdgeDeliveryTable {
+  id: number;
+  event_id: string;
+  endpoint_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+}
+
+export interface EdgeDeliveryAttemptTable {
+  id: number;
+  delivery_id: number;
+  attempt: number;
+  dispatcher: string;
+  status_code: number | null;
+  error: string | null;
+  started_at: number;
+  finished_at: number;
+}
+
+export interface EdgeDB {
+  edge_meta: EdgeMetaTable;
+  edge_owners: EdgeOwnerTable;
+  edge_keys: EdgeKeyTable;
+  edge_wallets: EdgeWalletTable;
+  edge_models: EdgeModelTable;
+  edge_runs: EdgeRunTable;
+  edge_idempotency: EdgeIdempotencyTable;
+  edge_outbox: EdgeOutboxTable;
+  edge_webhooks: EdgeWebhookTable;
+  edge_deliveries: EdgeDeliveryTable;
+  edge_delivery_attempts: EdgeDeliveryAttemptTable;
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

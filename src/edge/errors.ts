@@ -1,0 +1,23 @@
+import type { FastifyRequest } from 'fastify';
+import { errorCatalog } from '../contract/errors/index.js';
+import { edgeCodeOfKit } from '../contract/errors/edge.js';
+import { langOf, renderMessage } from '../kit/http/errors.js';
+
+/**
+ * The edge's error body: OpenAI style {error: {message, type, code, param}, requestId}. Codes and
+ * messages come from the error catalog (src/contract/errors/edge.ts); the kit's codes are renamed there.
+ */
+export function renderEdgeError(req: FastifyRequest, e: { code: string; params?: Record<string, string | number> }) {
+  let code = edgeCodeOfKit[e.code] ?? e.code;
+  if (!errorCatalog[code]?.type) code = 'internal_error';
+  const def = errorCatalog[code]!;
+  const params: Record<string, string | number> = { ...e.params };
+  if (code === 'unknown_route') Object.assign(params, { method: req.method, path: req.url.split('?')[0]!.slice(0, 200) });
+  const field = e.params?.field;
+  // The reference's placeholder answer carries param "" (and is copied exactly); elsewhere null when no field.
+  const param = field !== undefined ? String(field) : code === 'api_not_implemented' ? '' : null;
+  return {
+    status: def.status,
+    body: { error: { message: renderMessage(def, langOf(req.headers['accept-language']), params), type: def.type, code, param }, requestId: req.id },
+  };
+}

@@ -1,0 +1,30 @@
+import crypto from 'node:crypto';
+
+/**
+ * Developer credentials `svc_sk_<keyId>.<secret>`: keyId 22 characters (16 random bytes) and secret 43
+ * characters (32 random bytes), both unpadded base64url. Only SHA-256(secret) is stored.
+ */
+export const CREDENTIAL_PREFIX = 'svc_sk_';
+const FORMAT = /^svc_sk_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+
+export function newCredential(): { keyId: string; secret: string; token: string } {
+  const keyId = crypto.randomBytes(16).toString('base64url');
+  const secret = crypto.randomBytes(32).toString('base64url');
+  return { keyId, secret, token: `${CREDENTIAL_PREFIX}${keyId}.${secret}` };
+}
+
+export function parseCredential(token: string): { keyId: string; secret: string } | null {
+  const m = FORMAT.exec(token);
+  return m ? { keyId: m[1]!, secret: m[2]! } : null;
+}
+
+export function secretHash(secret: string): Buffer {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** Constant-time comparison of SHA-256(secret) with a stored hex hash (a missing key compares against zeros). */
+export function secretMatches(secret: string, storedHex: string | null): boolean {
+  const given = secretHash(secret);
+  const stored = storedHex && /^[0-9a-f]{64}$/.test(storedHex) ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
+  return crypto.timingSafeEqual(given, stored) && storedHex !== null;
+}

@@ -1,0 +1,48 @@
+import type { EdgeContext } from '../context.js';
+import { newCredential, parseCredential, secretHash, secretMatches } from './credentials.js';
+import { ensureOwner, insertKey, keyWithOwner, listKeys, revokeKey } from './store.js';
+
+export interface EdgeIdentity {
+  keyId: string;
+  ownerId: number;
+  owner: string;
+}
+
+const OWNER = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function checkOwnerName(name: string) {
+  if (!OWNER.test(name)) throw new Error('--owner must be 1 to 64 letters, digits, dots, dashes or underscores');
+}
+
+/** Developer keys: issued and revoked by the CLI, checked on every /v1 request. */
+export class KeyService {
+  constructor(private readonly ctx: EdgeContext) {}
+
+  /** Issues a key; the returned token is shown once and never stored. */
+  async issue(owner: string) {
+    checkOwnerName(owner);
+    const ownerId = await ensureOwner(this.ctx.db, owner);
+    const c = newCredential();
+    await insertKey(this.ctx.db, { key_id: c.keyId, owner_id: ownerId, secret_hash: secretHash(c.secret).toString('hex') });
+    return { keyId: c.keyId, owner, token: c.token };
+  }
+
+  async revoke(keyId: string): Promise<boolean> {
+    return revokeKey(this.ctx.db, keyId);
+  }
+
+  list() {
+    return listKeys(this.ctx.db);
+  }
+
+  /** The identity of a well-formed, known, unrevoked key whose secret matches; null otherwise. */
+  async authenticate(token: string): Promise<EdgeIdentity | null> {
+    const parsed = parseCredential(token);
+    if (!parsed) return null;
+    const row = await keyWithOwner(this.ctx.db, parsed.keyId);
+    // The comparison runs for unknown keys too (against zeros), so timing does not tell them apart.
+    const ok = secretMatches(parsed.secret, row?.secret_hash ?? null);
+    if (!ok || !row || row.revoked_at !== null) return null;
+    return { keyId: row.key_id, ownerId: Number(row.owner_id), owner: row.owner };
+  }
+}

@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { EdgeDB } from '../db.js';
+import { nowSeconds } from '../db.js';
+
+export type Db = Kysely<EdgeDB>;
+
+/** The owner's id, creating the owner on first use. */
+export async function ensureOwner(db: Db, name: string): Promise<number> {
+  await db.insertInto('edge_owners').values({ name, created_at: nowSeconds() } as never).onConflict((oc) => oc.column('name').doNothing()).execute();
+  const row = await db.selectFrom('edge_owners').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function ownerByName(db: Db, name: string) {
+  return db.selectFrom('edge_owners').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+export async function insertKey(db: Db, row: { key_id: string; owner_id: number; secret_hash: string }) {
+  await db.insertInto('edge_keys').values({ ...row, created_at: nowSeconds(), revoked_at: null }).execute();
+}
+
+export async function keyWithOwner(db: Db, keyId: string) {
+  return db
+    .selectFrom('edge_keys')
+    .innerJoin('edge_owners', 'edge_owners.id', 'edge_keys.owner_id')
+    .select(['edge_keys.key_id', 'edge_keys.owner_id', 'edge_keys.secret_hash', 'edge_keys.revoked_at', 'edge_owners.name as owner'])
+    .where('edge_keys.key_id', '=', keyId)
+    .executeTakeFirst();
+}
+
+export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
+  const r = await db.updateTable('edge_keys').set({ revoked_at: nowSeconds() }).where('key_id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function listKeys(db: Db) {
+  return db
+    .selectFrom('edge_keys')
+    .innerJoin('edge_owners', 'edge_owners.id', 'edge_keys.owner_id')
+    .select(['edge_keys.key_id', 'edge_owners.name as owner', 'edge_keys.created_at', 'edge_keys.revoked_at'])
+    .orderBy('edge_keys.created_at')
+    .orderBy('edge_keys.key_id')
+    .execute();
+}

@@ -1,0 +1,130 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import { idType, type DialectName } from '../../kit/db/index.js';
+
+/** Edge migrations, applied in name order at start (own bookkeeping tables edge_migrations*). */
+export function edgeMigrations(dialect: DialectName): Record<string, Migration> {
+  const id = idType(dialect) as 'integer';
+  const pk = (c: any) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey());
+  return {
+    '0001_identities': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('edge_meta').addColumn('key', 'varchar(128)', (c) => c.primaryKey()).addColumn('value', 'text', (c) => c.notNull()).execute();
+        await db.schema
+          .createTable('edge_owners')
+          .addColumn('id', id, pk)
+          .addColumn('name', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('edge_keys')
+          .addColumn('key_id', 'varchar(22)', (c) => c.primaryKey())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull().references('edge_owners.id'))
+          .addColumn('secret_hash', 'varchar(64)', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_at', 'bigint')
+          .execute();
+      },
+    },
+    '0002_admission': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('edge_wallets')
+          .addColumn('owner_id', 'bigint', (c) => c.primaryKey().references('edge_owners.id'))
+          .addColumn('wallet_id', 'varchar(36)', (c) => c.notNull().unique())
+          .addColumn('balance', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('reserved', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('revision', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addCheckConstraint('edge_wallets_reserved_le_balance', sql`reserved >= 0 and reserved <= balance`)
+          .execute();
+        await db.schema
+          .createTable('edge_models')
+          .addColumn('public_model_id', 'varchar(128)', (c) => c.primaryKey())
+          .addColumn('reserve_amount', 'bigint', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('edge_runs')
+          .addColumn('run_id', 'varchar(36)', (c) => c.primaryKey())
+          .addColumn('request_id', 'varchar(64)', (c) => c.notNull())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull().references('edge_owners.id'))
+          .addColumn('key_id', 'varchar(22)', (c) => c.notNull())
+          .addColumn('public_model_id', 'varchar(128)', (c) => c.notNull())
+          .addColumn('input', 'text', (c) => c.notNull())
+          .addColumn('api_version', 'varchar(8)', (c) => c.notNull())
+          .addColumn('reserved_amount', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('revision', 'bigint', (c) => c.notNull())
+          .addColumn('traceparent', 'varchar(55)')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('edge_idempotency')
+          .addColumn('owner_id', 'bigint', (c) => c.notNull())
+          .addColumn('key', 'varchar(255)', (c) => c.notNull())
+          .addColumn('body_hash', 'varchar(64)', (c) => c.notNull())
+          .addColumn('response', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('edge_idempotency_pk', ['owner_id', 'key'])
+          .execute();
+        await db.schema.createIndex('edge_idempotency_created').on('edge_idempotency').column('created_at').execute();
+      },
+    },
+    '0003_outbox': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('edge_outbox')
+          .addColumn('sequence', id, pk)
+          .addColumn('event_id', 'varchar(36)', (c) => c.notNull().unique())
+          .addColumn('type', 'varchar(64)', (c) => c.notNull())
+          .addColumn('aggregate_id', 'varchar(64)', (c) => c.notNull())
+          .addColumn('aggregate_revision', 'bigint', (c) => c.notNull())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('traceparent', 'varchar(55)')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('edge_outbox_aggregate_revision', ['aggregate_id', 'aggregate_revision'])
+          .execute();
+        await db.schema
+          .createTable('edge_webhooks')
+          .addColumn('id', id, pk)
+          .addColumn('endpoint_id', 'varchar(36)', (c) => c.notNull().unique())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull().references('edge_owners.id'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('removed_at', 'bigint')
+          .execute();
+        await db.schema
+          .createTable('edge_deliveries')
+          .addColumn('id', id, pk)
+          .addColumn('event_id', 'varchar(36)', (c) => c.notNull())
+          .addColumn('endpoint_id', 'varchar(36)', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'varchar(64)')
+          .addColumn('lease_until', 'bigint')
+          .addColumn('last_error', 'text')
+          .addColumn('delivered_at', 'bigint')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('edge_deliveries_event_endpoint', ['event_id', 'endpoint_id'])
+          .execute();
+        await db.schema.createIndex('edge_deliveries_due').on('edge_deliveries').columns(['status', 'next_attempt_at']).execute();
+        await db.schema
+          .createTable('edge_delivery_attempts')
+          .addColumn('id', id, pk)
+          .addColumn('delivery_id', 'bigint', (c) => c.notNull())
+          .addColumn('attempt', 'integer', (c) => c.notNull())
+          .addColumn('dispatcher', 'varchar(64)', (c) => c.notNull())
+          .addColumn('status_code', 'integer')
+          .addColumn('error', 'text')
+          .addColumn('started_at', 'bigint', (c) => c.notNull())
+          .addColumn('finished_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('edge_delivery_attempts_delivery').on('edge_delivery_attempts').column('delivery_id').execute();
+      },
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import crypto from 'node:crypto';
+import type { Db } from '../keys/store.js';
+
+export interface NewEvent {
+  type: 'run.created@2.0' | 'wallet.reserved@2.0';
+  aggregateId: string;
+  aggregateRevision: number;
+  ownerId: number;
+  payload: Record<string, unknown>;
+  traceparent: string | null;
+}
+
+/**
+ * Appends an immutable event inside the caller's transaction and queues one delivery of it to each of
+ * the owner's current webhook endpoints (same transaction: no event without its deliveries, none without
+ * the change it describes).
+ */
+export async function appendEvent(trx: Db, e: NewEvent, now = Date.now()): Promise<string> {
+  const eventId = crypto.randomUUID();
+  await trx
+    .insertInto('edge_outbox')
+    .values({
+      event_id: eventId,
+      type: e.type,
+      aggregate_id: e.aggregateId,
+      aggregate_revision: e.aggregateRevision,
+      owner_id: e.ownerId,
+      payload: JSON.stringify(e.payload),
+      traceparent: e.traceparent,
+      created_at: now,
+    } as never)
+    .execute();
+  const endpoints = await trx.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', e.ownerId).where('removed_at', 'is', null).execute();
+  if (endpoints.length) {
+    await trx
+      .insertInto('edge_deliveries')
+      .values(endpoints.map((w) => ({ event_id: eventId, endpoint_id: w.endpoint_id, status: 'pending' as const, attempts: 0, next_attempt_at: now, created_at: now })) as never)
+      .execute();
+  }
+  return eventId;
+}
+
+export async function eventsOf(db: Db, where: { eventId?: string; sinceSequence?: number }) {
+  let q = db.selectFrom('edge_outbox').selectAll().orderBy('sequence');
+  if (where.eventId !== undefined) q = q.where('event_id', '=', where.eventId);
+  if (where.sinceSequence !== undefined) q = q.where('sequence', '>=', where.sinceSequence);
+  return q.execute();
+}

@@ -1,0 +1,36 @@
+import crypto from 'node:crypto';
+import type { Db } from '../keys/store.js';
+import { nowSeconds } from '../db.js';
+
+export async function walletOf(db: Db, ownerId: number) {
+  return db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId).executeTakeFirst();
+}
+
+/** Adds `amount` to the balance, creating the wallet at zero first. Returns the wallet after the change. */
+export async function credit(db: Db, ownerId: number, amount: number) {
+  await db
+    .insertInto('edge_wallets')
+    .values({ owner_id: ownerId, wallet_id: crypto.randomUUID(), balance: 0, reserved: 0, revision: 0, updated_at: nowSeconds() })
+    .onConflict((oc) => oc.column('owner_id').doNothing())
+    .execute();
+  return db
+    .updateTable('edge_wallets')
+    .set((eb) => ({ balance: eb('balance', '+', amount), revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
+    .where('owner_id', '=', ownerId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Reserves `amount` when the available part (balance - reserved) covers it, in one conditional update:
+ * concurrent reservations never overdraw. Returns the wallet after the change, or undefined.
+ */
+export async function reserve(db: Db, ownerId: number, amount: number) {
+  return db
+    .updateTable('edge_wallets')
+    .set((eb) => ({ reserved: eb('reserved', '+', amount), revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
+    .where('owner_id', '=', ownerId)
+    .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', amount))
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,60 @@
+import crypto from 'node:crypto';
+import { open, seal } from '../../kit/crypto/aead.js';
+import type { EdgeContext } from '../context.js';
+import { nowSeconds } from '../db.js';
+import { checkOwnerName } from '../keys/service.js';
+import { ensureOwner } from '../keys/store.js';
+import { eventsOf } from '../outbox/store.js';
+import { newSigningSecret } from './signing.js';
+import { activeEndpointsOf, insertWebhook, listWebhooks, removeWebhook, requeue } from './store.js';
+
+const AAD = 'edge-webhook-secret';
+
+/** Webhook endpoints of owners (CLI) and replay of events to them. */
+export class WebhookService {
+  constructor(private readonly ctx: EdgeContext) {}
+
+  /** Adds an endpoint; the signing secret is returned once (stored sealed, never shown again). */
+  async add(owner: string, url: string) {
+    checkOwnerName(owner);
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      throw new Error('--url must be an absolute http:// or https:// URL');
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('--url must be an absolute http:// or https:// URL');
+    if (u.username || u.password) throw new Error('--url must not carry credentials');
+    const ownerId = await ensureOwner(this.ctx.db, owner);
+    const secret = newSigningSecret();
+    const endpointId = crypto.randomUUID();
+    await insertWebhook(this.ctx.db, { endpoint_id: endpointId, owner_id: ownerId, url: u.toString(), secret: seal(this.ctx.secretKey, secret, AAD), created_at: nowSeconds() });
+    return { endpointId, owner, url: u.toString(), secret };
+  }
+
+  list() {
+    return listWebhooks(this.ctx.db);
+  }
+
+  remove(endpointId: string) {
+    return removeWebhook(this.ctx.db, endpointId, nowSeconds());
+  }
+
+  openSecret(sealed: string): string {
+    return open(this.ctx.secretKey, sealed, AAD);
+  }
+
+  /**
+   * Queues events again (one by id, or every event from a sequence number on) to each current endpoint of
+   * their owner. A delivery in progress (leased) is left alone. Returns how many deliveries were queued.
+   */
+  async replay(where: { eventId?: string; sinceSequence?: number }): Promise<{ events: number; queued: number }> {
+    const events = await eventsOf(this.ctx.db, where);
+    let queued = 0;
+    const now = Date.now();
+    for (const e of events) {
+      for (const w of await activeEndpointsOf(this.ctx.db, Number(e.owner_id))) if (await requeue(this.ctx.db, e.event_id, w.endpoint_id, now)) queued++;
+    }
+    return { events: events.length, queued };
+  }
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import { Command } from 'commander';
+import { loadConfig } from '../../src/config/index.js';
+import { createRuntime } from '../../src/runtime.js';
+import { buildEdgeApp } from '../../src/edge/app.js';
+import { registerEdgeCommands } from '../../src/edge/cli.js';
+import { captureLog } from './log-capture.js';
+import { freshSchema, tempDir, type Variant } from './services.js';
+
+export interface EdgeReply {
+  status: number;
+  json: any;
+  text: string;
+  headers: Headers;
+}
+
+export type EdgeServer = Awaited<ReturnType<typeof startEdge>>;
+
+/**
+ * Starts a real edge listener on 127.0.0.1 (random port) on the variant's database, admission controlled
+ * and no in-process dispatcher unless the test asks (env).
+ */
+export async function startEdge(variant: Variant, opts: { env?: Record<string, string> } = {}) {
+  const dataDir = tempDir('edge-test-');
+  let drop = async () => {};
+  let databaseUrl = `sqlite://${dataDir}/edge.sqlite`;
+  if (variant.name === 'postgres') {
+    const s = freshSchema(variant.postgresUrl!);
+    databaseUrl = s.url;
+    drop = s.drop;
+  }
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    EDGE_DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'debug',
+    PUBLIC_ADMISSION_MODE: 'controlled',
+    EDGE_DISPATCHER: 'false',
+    EDGE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl, REDIS_KEY_PREFIX: `t${Math.random().toString(36).slice(2)}:` } : {}),
+    ...opts.env,
+  };
+  const config = loadConfig(env);
+  const log = captureLog();
+  const runtime = createRuntime(config, log.stream);
+  const { app, ctx, services, dispatcher } = await buildEdgeApp(config, runtime);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const transcript: string[] = [];
+  const cliOutput: string[] = [];
+
+  async function request(method: string, path: string, o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<EdgeReply> {
+    const h: Record<string, string> = { ...o.headers };
+    if (o.token) h.authorization = `Bearer ${o.token}`;
+    let payload = o.raw;
+    if (o.body !== undefined) payload = JSON.stringify(o.body);
+    if (payload !== undefined) h['content-type'] ??= 'application/json';
+    const res = await fetch(url + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    transcript.push(text);
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, json, text, headers: res.headers };
+  }
+
+  /** Runs edge CLI commands in this process on their own database connection; stdout lines and the error. */
+  async function cli(...args: string[]) {
+    const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
+    registerEdgeCommands(program, () => {
+      const c = loadConfig({ ...env, LOG_LEVEL: 'warn' });
+      return { config: c, runtime: createRuntime(c, { write: () => {} }) };
+    });
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (line: string) => lines.push(...String(line).split('\n'));
+    try {
+      await program.parseAsync(args, { from: 'user' });
+      return { lines, error: null as string | null };
+    } catch (e) {
+      return { lines, error: (e as Error).message };
+    } finally {
+      console.log = original;
+      cliOutput.push(...lines);
+    }
+  }
+
+  return {
+    url,
+    app,
+    ctx,
+    services,
+    dispatcher,
+    log,
+    env,
+    dataDir,
+    transcript,
+    request,
+    cli,
+    /** Issues a key for `owner` through the CLI and returns the token (its last stdout line). */
+    async issueKey(owner: string) {
+      const r = await cli('edge', 'key', 'issue', '--owner', owner);
+      if (r.error) throw new Error(r.error);
+      return r.lines.at(-1)!;
+    },
+    respond(token: string, body: unknown, headers: Record<string, string> = {}) {
+      return request('POST', '/v1/responses', { token, body, headers });
+    },
+    /** Everything the server said: responses and the whole log (not the CLI's one-time prints). */
+    everything: () => transcript.join('\n') + '\n' + log.text(),
+    async close() {
+      await app.close();
+      await runtime.close();
+      await drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
