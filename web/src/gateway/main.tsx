@@ -1,0 +1,2 @@
+import { render } from 'preact';
+render(<p>gateway</p>, document.getElementById('app')!);
