@@ -62,7 +62,7 @@ test('account console: register, TOTP, passkey, sessions', { skip }, async () =>
     await page.getByRole('button', { name: '登录', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'LOGIN_FAILED' }).waitFor();
     assert.match(await page.getByRole('alert').innerText(), /[\u4e00-\u9fff]/, 'the error message is in Chinese');
-    await screenshot(page, 'account-login-error-zh');
+    await screenshot(page, 'account-login-error-zh', { readme: true });
     await page.getByRole('button', { name: 'English' }).click();
 
     // Log in and enable TOTP (step-up with the password, then the code from the QR secret).
@@ -95,7 +95,7 @@ test('account console: register, TOTP, passkey, sessions', { skip }, async () =>
     await dialog.getByRole('button', { name: 'Verify' }).click();
     await page.getByText('Passkey registered.').waitFor();
     await page.getByTestId('passkey-status').filter({ hasText: 'Enabled' }).waitFor();
-    await screenshot(page, 'account-security');
+    await screenshot(page, 'account-security', { readme: true });
 
     // A second device holding the same passkey logs in with it, without password or second step.
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -116,7 +116,7 @@ test('account console: register, TOTP, passkey, sessions', { skip }, async () =>
     assert.equal(await rows.first().getAttribute('data-current'), 'true');
     await rows.first().getByText('This device').waitFor();
     assert.match(await rows.first().innerText(), /passkey/);
-    await screenshot(page2, 'account-sessions');
+    await screenshot(page2, 'account-sessions', { readme: true });
     await page2.locator('tr[data-current="false"]').getByRole('button', { name: /Revoke/ }).click();
     await page2.getByText('1 sessions revoked.').waitFor();
     assert.equal(await rows.count(), 1);

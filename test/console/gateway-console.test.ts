@@ -86,7 +86,7 @@ test('gateway console: sign in, create, search, edit, disable, reveal key', { sk
     await page.getByLabel('Keyword (name, tag, base URL, id)').fill('');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Page 1 · 3 in all').waitFor();
-    await screenshot(page, 'gateway-channels');
+    await screenshot(page, 'gateway-channels', { readme: true });
 
     // Reveal the key: a wrong code is refused, the right one shows the key once.
     await page.locator(`tr[data-id="${id}"]`).getByRole('button', { name: 'Reveal key' }).click();
@@ -97,7 +97,7 @@ test('gateway console: sign in, create, search, edit, disable, reveal key', { sk
     await dialog.getByLabel('Authenticator code').fill(code);
     await dialog.getByRole('button', { name: 'Verify and reveal' }).click();
     assert.equal((await page.getByTestId('revealed-key').innerText()).trim(), KEY);
-    await screenshot(page, 'gateway-reveal-key');
+    await screenshot(page, 'gateway-reveal-key', { readme: true });
   } finally {
     await browser.close();
   }

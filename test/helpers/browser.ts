@@ -32,14 +32,14 @@ export async function virtualAuthenticator(context: BrowserContext, page: Page) 
 }
 
 /**
- * Saves a full-page screenshot under test-output/console; with UPDATE_SCREENSHOTS=1 also as the README's
- * docs/images/<name>.png.
+ * Saves a full-page screenshot under test-output/console; with UPDATE_SCREENSHOTS=1 the ones marked for
+ * the README are also written to docs/images/<name>.png.
  */
-export async function screenshot(page: Page, name: string) {
+export async function screenshot(page: Page, name: string, opts: { readme?: boolean } = {}) {
   fs.mkdirSync(OUTPUT, { recursive: true });
   const file = path.join(OUTPUT, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  if (process.env.UPDATE_SCREENSHOTS === '1') {
+  if (opts.readme && process.env.UPDATE_SCREENSHOTS === '1') {
     fs.mkdirSync(path.resolve('docs', 'images'), { recursive: true });
     fs.copyFileSync(file, path.resolve('docs', 'images', `${name}.png`));
   }

@@ -15,8 +15,8 @@ export interface ConsoleOptions {
   settings?: () => Record<string, unknown>;
 }
 
-// Paths that belong to the API and the operations endpoints: never answered with the console page.
-const RESERVED = /^\/(api|healthz|readyz|metrics)(\/|$|\?)/;
+// Paths of the API, the operations endpoints and the assets: never answered with the console page.
+const RESERVED = /^\/(api|assets|healthz|readyz|metrics)(\/|$|\?)/;
 const CSP = [
   "default-src 'self'",
   "img-src 'self' data:",
