@@ -4,6 +4,7 @@ import { createRuntime } from './runtime.js';
 import { registerAccountCommands } from './account/cli.js';
 import { registerGatewayCommands } from './gateway/cli.js';
 import { registerOAuthCommands } from './account/oauth/cli.js';
+import { registerImportCommands } from './import/cli.js';
 import { accountOperations } from './account/app.js';
 import { gatewayOperations } from './gateway/app.js';
 import { buildManifest } from './contract/manifest.js';
@@ -29,6 +30,7 @@ program
 registerAccountCommands(program, boot);
 registerGatewayCommands(program, boot);
 registerOAuthCommands(program);
+registerImportCommands(program, boot);
 
 // Exit once stdout has been flushed: a pipe (npm run manifest | jq) would otherwise be cut short.
 const exitAfterFlush = (code: number) => process.stdout.write('', () => process.exit(code));

@@ -4,11 +4,13 @@ import { core } from './0001_core.js';
 import { flows } from './0002_flows.js';
 import { secondFactor } from './0100_second_factor.js';
 import { emailOAuth } from './0200_email_oauth.js';
+import { importMapMigration } from '../../kit/db/import-map.js';
+import { passkeyUserHandle } from './0901_passkey_user_handle.js';
 
 /**
  * Account migrations, applied in name order at start. Each feature area takes its own number range so
  * parallel work does not collide: 0001–0099 core, 0100–0199 second factor and passkeys,
- * 0200–0299 email and OAuth.
+ * 0200–0299 email and OAuth, 0900– imports from other systems.
  */
 export function accountMigrations(dialect: DialectName): Record<string, Migration> {
   return {
@@ -16,5 +18,7 @@ export function accountMigrations(dialect: DialectName): Record<string, Migratio
     '0002_flows': flows,
     '0100_second_factor': secondFactor,
     '0200_email_oauth': emailOAuth,
+    '0900_import_map': importMapMigration,
+    '0901_passkey_user_handle': passkeyUserHandle,
   };
 }

@@ -89,6 +89,7 @@ export function createPasskeysService(ctx: AccountContext) {
             counter: c.counter,
             rp_id: cfg.rpId,
             transports: c.transports,
+            user_handle: null,
             created_at: nowSeconds(),
             last_used_at: null,
           });
@@ -132,7 +133,7 @@ export function createPasskeysService(ctx: AccountContext) {
       if (!flow) throw new AppError('AUTH_FLOW_INVALID');
       const id = webauthn.credentialIdOf(response);
       const credential = id ? await passkeyStore.byCredentialId(db, id) : undefined;
-      if (!credential || webauthn.userHandleIn(response) !== webauthn.userHandleOf(Number(credential.user_id))) {
+      if (!credential || webauthn.userHandleIn(response) !== (credential.user_handle ?? webauthn.userHandleOf(Number(credential.user_id)))) {
         throw new AppError('PASSKEY_VERIFICATION_FAILED');
       }
       const user = await ctx.services.users.byId(Number(credential.user_id));

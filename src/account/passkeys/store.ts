@@ -11,6 +11,11 @@ export interface PasskeyCredentialsTable {
   counter: number;
   rp_id: string;
   transports: string;
+  /**
+   * The WebAuthn user handle (base64url) the authenticator holds, when it is not this user's own id: a
+   * passkey imported from new-api carries the user's id there. NULL: userHandleOf(user_id).
+   */
+  user_handle: string | null;
   created_at: number;
   last_used_at: number | null;
 }

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import QRCode from 'qrcode';
 import { AppError } from '../../kit/http/errors.js';
 import { open, seal } from '../../kit/crypto/aead.js';
+import { verifyPassword } from '../../kit/crypto/password.js';
 import { deriveKey, hmac } from '../../kit/crypto/tokens.js';
 import { nowSeconds, type AccountDB } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
@@ -32,6 +33,19 @@ export function createTwoFactorService(ctx: AccountContext) {
     return { codes, hashes: codes.map((c) => hashBackup(userId, classifyCode(c).value)) };
   }
 
+  /**
+   * Backup codes imported from new-api keep its bcrypt hash of the code written XXXX-XXXX (the codes
+   * themselves are unknown): an unmatched code is tried against the user's unused imported ones.
+   */
+  async function useImportedCode(trx: Transaction<AccountDB>, userId: number, normalised: string, now: number) {
+    for (const stored of await twoFactorStore.unusedImportedHashes(trx, userId)) {
+      if ((await verifyPassword(stored, `${normalised.slice(0, 4)}-${normalised.slice(4)}`)).valid) {
+        return twoFactorStore.useBackupCode(trx, userId, stored, now);
+      }
+    }
+    return false;
+  }
+
   async function state(userId: number) {
     const row = await twoFactorStore.byUser(db, userId);
     if (!row) return { enabled: false, locked: false } as const;
@@ -40,6 +54,8 @@ export function createTwoFactorService(ctx: AccountContext) {
 
   return {
     state,
+    /** The stored form of a TOTP secret (import from another system; enrolment seals its own). */
+    sealSecret,
 
     /**
      * Checks a TOTP or backup code of an enrolled user. A wrong code counts one failure; the fifth locks
@@ -60,7 +76,8 @@ export function createTwoFactorService(ctx: AccountContext) {
             return 'totp' as const;
           }
         } else if (input.kind === 'backup' && opts.allowBackup !== false) {
-          if (await twoFactorStore.useBackupCode(trx, userId, hashBackup(userId, input.value), now)) {
+          const own = await twoFactorStore.useBackupCode(trx, userId, hashBackup(userId, input.value), now);
+          if (own || (await useImportedCode(trx, userId, input.value, now))) {
             await twoFactorStore.update(trx, userId, { failed_attempts: 0 });
             return 'backup' as const;
           }
@@ -159,7 +176,5 @@ export function createTwoFactorService(ctx: AccountContext) {
     },
   };
 }
-
-
 
 export type TwoFactorService = ReturnType<typeof createTwoFactorService>;

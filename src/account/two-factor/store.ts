@@ -81,6 +81,18 @@ export const twoFactorStore = {
     return Number(r.numUpdatedRows) === 1;
   },
 
+  /** Unused backup codes stored as bcrypt hashes (imported from new-api). */
+  async unusedImportedHashes(db: Db, userId: number): Promise<string[]> {
+    const rows = await db
+      .selectFrom('two_factor_backup_codes')
+      .select('code_hash')
+      .where('user_id', '=', userId)
+      .where('used_at', 'is', null)
+      .where('code_hash', 'like', '$2%')
+      .execute();
+    return rows.map((r) => r.code_hash);
+  },
+
   async backupCodesRemaining(db: Db, userId: number): Promise<number> {
     const r = await db
       .selectFrom('two_factor_backup_codes')

@@ -38,7 +38,7 @@ export interface RegisterInput {
   aff_code?: string;
 }
 
-function affCode(): string {
+export function affCode(): string {
   return crypto.randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
 }
 

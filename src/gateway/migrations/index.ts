@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { idType, type DialectName } from '../../kit/db/index.js';
+import { importMapMigration } from '../../kit/db/import-map.js';
 
 /** Gateway migrations, applied in name order at start. */
 export function gatewayMigrations(dialect: DialectName): Record<string, Migration> {
@@ -249,6 +250,8 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await db.schema.createIndex('task_plugin_tasks_plugin_status_idx').on('task_plugin_tasks').columns(['plugin_key', 'status', 'plugin_version']).execute();
       },
     },
+    // Which channels came from which rows of another system (`import new-api`); numbered apart from the rest.
+    '0900_import_map': importMapMigration,
   };
 }
 

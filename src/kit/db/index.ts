@@ -30,6 +30,8 @@ export interface OpenOptions {
   readThread?: boolean;
   /** SQLite: page cache of each connection in MB (SQLite's default is 2 MB). */
   sqliteCacheMb?: number;
+  /** Open for reading only: a SQLite file must exist and is never written; PostgreSQL sessions are read-only. */
+  readOnly?: boolean;
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -41,11 +43,11 @@ const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Promise<Database<DB>> {
   if (url.startsWith('sqlite://')) {
     const file = url.slice('sqlite://'.length);
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const handle = new SQLite(file);
-    handle.pragma('journal_mode = WAL');
+    if (file !== ':memory:' && !opts.readOnly) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const handle = opts.readOnly ? new SQLite(file, { readonly: true, fileMustExist: true }) : new SQLite(file);
+    if (!opts.readOnly) handle.pragma('journal_mode = WAL');
     handle.pragma('busy_timeout = 5000');
-    handle.pragma('synchronous = NORMAL');
+    if (!opts.readOnly) handle.pragma('synchronous = NORMAL');
     handle.pragma('foreign_keys = ON');
     const cacheKib = opts.sqliteCacheMb ? opts.sqliteCacheMb * 1024 : undefined;
     if (cacheKib) handle.pragma(`cache_size = -${cacheKib}`);
@@ -71,7 +73,7 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     const schema = u.searchParams.get('schema');
     u.searchParams.delete('schema');
     if (schema && !IDENT.test(schema)) throw new Error('database URL: schema must be a lower-case identifier');
-    if (schema) {
+    if (schema && !opts.readOnly) {
       const admin = new pg.Client({ connectionString: u.toString() });
       await admin.connect();
       try {
@@ -83,7 +85,9 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     const pool = new pg.Pool({
       connectionString: u.toString(),
       max: opts.poolSize ?? 10,
-      ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+      ...(schema || opts.readOnly
+        ? { options: [schema ? `-c search_path="${schema}"` : '', opts.readOnly ? '-c default_transaction_read_only=on' : ''].filter(Boolean).join(' ') }
+        : {}),
     });
     pool.on('error', () => {
       /* a broken idle connection is dropped by the pool; queries report their own errors */

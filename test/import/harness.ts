@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import { Command } from 'commander';
+import { loadConfig } from '../../src/config/index.js';
+import { createRuntime } from '../../src/runtime.js';
+import { registerImportCommands } from '../../src/import/cli.js';
+import { createGatewayContext } from '../../src/gateway/app.js';
+import { freshSchema, type Variant } from '../helpers/services.js';
+import { SESSION_SECRET, type AccountServer } from '../helpers/account.js';
+import { createNewApiDb, type NewApiDb } from './new-api-source.js';
+
+export const ORIGIN = 'http://localhost:5173';
+export const PASSKEY_ENV = { PASSKEY_ENABLED: 'true', PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: ORIGIN };
+
+/** A new-api database and a gateway database for one test server, on the variant's engine. */
+export async function databases(v: Variant, s: AccountServer) {
+  const drops: (() => Promise<void>)[] = [];
+  const url = (file: string) => {
+    if (v.name === 'sqlite') return `sqlite://${s.dataDir}/${file}`;
+    const f = freshSchema(v.postgresUrl!);
+    drops.push(f.drop);
+    return f.url;
+  };
+  const sourceUrl = url('new-api.db');
+  const gatewayUrl = url('gateway.sqlite');
+  const source: NewApiDb = await createNewApiDb(sourceUrl);
+  return {
+    source,
+    sourceUrl,
+    gatewayUrl,
+    /** The --from argument: a bare path for SQLite (as operators type it), the URL for PostgreSQL. */
+    from: v.name === 'sqlite' ? `${s.dataDir}/new-api.db` : sourceUrl,
+    async close() {
+      await source.database.close();
+      for (const d of drops) await d();
+    },
+  };
+}
+
+/** Runs `import new-api …` in this process against the server's account database and `gatewayUrl`. */
+export async function importCli(s: AccountServer, gatewayUrl: string, ...args: string[]) {
+  const env = { DATA_DIR: s.dataDir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, GATEWAY_DATABASE_URL: gatewayUrl, SESSION_SECRET, PASSKEY_RP_ID: 'localhost', LOG_LEVEL: 'warn' };
+  const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
+  registerImportCommands(program, () => {
+    const config = loadConfig(env);
+    return { config, runtime: createRuntime(config, { write: () => {} }) };
+  });
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (line: string) => lines.push(...String(line).split('\n'));
+  try {
+    await program.parseAsync(['import', 'new-api', ...args], { from: 'user' });
+    return { text: lines.join('\n'), error: null as string | null };
+  } catch (e) {
+    return { text: lines.join('\n'), error: (e as Error).message };
+  } finally {
+    console.log = log;
+  }
+}
+
+/** Opens the gateway database as the gateway would (sealing key from DATA_DIR), for reading in a test. */
+export async function openGateway(s: AccountServer, gatewayUrl: string) {
+  const config = loadConfig({ DATA_DIR: s.dataDir, GATEWAY_DATABASE_URL: gatewayUrl, LOG_LEVEL: 'warn' });
+  const runtime = createRuntime(config, { write: () => {} });
+  const g = await createGatewayContext(config, runtime);
+  return {
+    ...g,
+    async close() {
+      await g.ctx.upstream.close();
+      await g.ctx.database.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** One line of the report for a table, e.g. "users: read 8, imported 3, …". */
+export function line(report: string, table: string): string {
+  return report.split('\n').find((l) => l.startsWith(`${table}:`)) ?? '';
+}
+
+export function fileExists(p: string) {
+  return fs.existsSync(p);
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { startAccount, SESSION_SECRET, type AccountServer } from '../helpers/account.js';
+import { databases, importCli } from './harness.js';
+
+const exec = promisify(execFile);
+
+describe('import new-api: the command line', () => {
+  let s: AccountServer;
+  let d: Awaited<ReturnType<typeof databases>>;
+  before(async () => {
+    s = await startAccount({ name: 'sqlite' });
+    d = await databases({ name: 'sqlite' }, s);
+    await d.source.db.insertInto('users').values({ id: 1, username: 'zed', password: '$2a$04$abcdefghijklmnopqrstuu1234567890123456789012345678901', role: 1, status: 1, aff_code: 'z' }).execute();
+  });
+  after(async () => {
+    await d?.close();
+    await s?.close();
+  });
+
+  test('bad arguments are refused before anything is opened', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--from', 'ftp://host/db'], /--from must be a SQLite file path or a sqlite:\/\/, postgres:\/\/ or mysql:\/\/ URL/],
+      [['--from', d.from, '--only', 'billing'], /--only must be account or gateway/],
+      [['--from', d.from, '--batch-size', '0'], /--batch-size must be an integer 1-10000/],
+      [['--from', `${s.dataDir}/missing.db`], /unable to open|does not exist|SQLITE_CANTOPEN|directory does not exist/i],
+    ];
+    for (const [args, message] of cases) {
+      const r = await importCli(s, `sqlite://${s.dataDir}/gateway.sqlite`, ...args);
+      assert.match(r.error ?? '', message, args.join(' '));
+    }
+    assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
+  });
+
+  test('npm run cli -- import new-api runs from the real entry point and exits 0; a table an older new-api lacks is reported', async () => {
+    await d.source.db.schema.dropTable('passkey_credentials').execute();
+    const out = await exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', 'new-api', '--from', d.from, '--dry-run', '--only', 'account'], {
+      env: { ...process.env, DATA_DIR: s.dataDir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, SESSION_SECRET, LOG_LEVEL: 'warn' },
+    });
+    assert.match(out.stdout, /^dry run: nothing was written/);
+    assert.match(out.stdout, /\nusers: read 1, imported 1, updated 0, unchanged 0, skipped 0\n/);
+    assert.match(out.stdout, /\npasskey_credentials: read 0, imported 0, updated 0, unchanged 0, skipped 0\n {2}not present in the source\n/);
+    assert.ok(!out.stdout.includes('channels:'));
+    assert.ok(!out.stdout.includes('$2a$'));
+    assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
+  });
+});

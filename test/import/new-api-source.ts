@@ -1,0 +1,65 @@
+import { sql, type Kysely } from 'kysely';
+import { openDatabase, type Database } from '../../src/kit/db/index.js';
+
+/**
+ * A database shaped as new-api's GORM models make it (snake_case plural tables, the reference's column
+ * names and types), on SQLite or PostgreSQL, for the import tests.
+ */
+export function newApiDdl(dialect: 'sqlite' | 'postgres'): string[] {
+  const pk = dialect === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : 'bigserial PRIMARY KEY';
+  const bool = dialect === 'sqlite' ? 'numeric' : 'boolean';
+  const time = dialect === 'sqlite' ? 'datetime' : 'timestamptz';
+  const json = dialect === 'sqlite' ? 'JSON' : 'json';
+  const q = (s: string) => (dialect === 'sqlite' ? `\`${s}\`` : `"${s}"`);
+  return [
+    `CREATE TABLE users (id ${pk}, username text UNIQUE, password text NOT NULL, display_name text, role bigint DEFAULT 1,
+      status bigint DEFAULT 1, email text, github_id text, discord_id text, oidc_id text, wechat_id text, telegram_id text,
+      access_token char(32) UNIQUE, quota bigint DEFAULT 0, used_quota bigint DEFAULT 0, request_count bigint DEFAULT 0,
+      ${q('group')} varchar(64) DEFAULT 'default', aff_code varchar(32) UNIQUE, aff_count bigint DEFAULT 0, aff_quota bigint DEFAULT 0,
+      aff_history bigint DEFAULT 0, inviter_id bigint, deleted_at ${time}, linux_do_id text, setting text, remark varchar(255),
+      stripe_customer varchar(64), created_at bigint, last_login_at bigint DEFAULT 0, auth_version bigint NOT NULL DEFAULT 1)`,
+    `CREATE TABLE channels (id ${pk}, type bigint DEFAULT 0, ${q('key')} text NOT NULL, openai_organization text, test_model text,
+      status bigint DEFAULT 1, name text, weight bigint DEFAULT 0, created_time bigint, test_time bigint, response_time bigint,
+      base_url text DEFAULT '', other text, balance real, balance_updated_time bigint, models text,
+      ${q('group')} varchar(64) DEFAULT 'default', used_quota bigint DEFAULT 0, model_mapping text,
+      status_code_mapping varchar(1024) DEFAULT '', priority bigint DEFAULT 0, auto_ban bigint DEFAULT 1, need_reconcile bigint DEFAULT 0,
+      other_info text, tag text, setting text, param_override text, header_override text, remark varchar(255),
+      channel_info ${json}, settings text)`,
+    `CREATE TABLE abilities (${q('group')} varchar(64), model varchar(255), channel_id bigint, enabled ${bool}, priority bigint DEFAULT 0,
+      weight bigint DEFAULT 0, tag text, PRIMARY KEY (${q('group')}, model, channel_id))`,
+    `CREATE TABLE two_fas (id ${pk}, user_id bigint NOT NULL UNIQUE, secret varchar(255) NOT NULL, is_enabled ${bool},
+      failed_attempts bigint DEFAULT 0, locked_until ${time}, last_used_at ${time}, created_at ${time}, updated_at ${time}, deleted_at ${time})`,
+    `CREATE TABLE two_fa_backup_codes (id ${pk}, user_id bigint NOT NULL, code_hash varchar(255) NOT NULL, is_used ${bool},
+      used_at ${time}, created_at ${time}, deleted_at ${time})`,
+    `CREATE TABLE passkey_credentials (id ${pk}, user_id bigint NOT NULL, credential_id varchar(512) NOT NULL UNIQUE, public_key text NOT NULL,
+      attestation_type varchar(255), aaguid varchar(512), sign_count bigint DEFAULT 0, clone_warning ${bool}, user_present ${bool},
+      user_verified ${bool}, backup_eligible ${bool}, backup_state ${bool}, transports text, attachment varchar(32),
+      last_used_at ${time}, created_at ${time}, updated_at ${time}, deleted_at ${time})`,
+    `CREATE TABLE custom_oauth_providers (id ${pk}, name varchar(64) NOT NULL, slug varchar(64) NOT NULL UNIQUE, kind varchar(32) DEFAULT 'oauth_code',
+      enabled ${bool}, client_id varchar(256), client_secret varchar(512), authorization_endpoint varchar(512), token_endpoint varchar(512),
+      user_info_endpoint varchar(512), created_at ${time}, updated_at ${time})`,
+    `CREATE TABLE user_oauth_bindings (id ${pk}, user_id bigint NOT NULL, provider_id bigint NOT NULL, provider_user_id varchar(256) NOT NULL,
+      created_at ${time})`,
+  ];
+}
+
+export interface NewApiDb {
+  db: Kysely<any>;
+  database: Database<any>;
+  /** A time value as GORM writes it for this dialect. */
+  time(unixSeconds: number): unknown;
+  bool(v: boolean): unknown;
+}
+
+export async function createNewApiDb(url: string): Promise<NewApiDb> {
+  const database = await openDatabase<any>(url);
+  for (const ddl of newApiDdl(database.dialect)) await sql.raw(ddl).execute(database.db);
+  const sqlite = database.dialect === 'sqlite';
+  return {
+    db: database.db,
+    database,
+    // GORM's SQLite driver stores times as text with nanoseconds and zone.
+    time: (s) => (sqlite ? new Date(s * 1000).toISOString().replace('T', ' ').replace('Z', '000000+00:00') : new Date(s * 1000)),
+    bool: (v) => (sqlite ? (v ? 1 : 0) : v),
+  };
+}
