@@ -3,6 +3,7 @@ import { persistentSecret, type Config } from '../config/index.js';
 import { migrate, openDatabase } from '../kit/db/index.js';
 import { createHttpApp } from '../kit/http/app.js';
 import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
+import { CONSOLE_ROOT, installConsole } from '../kit/http/console.js';
 import { warmUpPasswordHashing } from '../kit/crypto/password.js';
 import { errorCatalog } from '../contract/errors/index.js';
 import { registerOperations, operationsOf } from '../contract/registry.js';
@@ -87,6 +88,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     },
     openapi: () => buildOpenApi('Account API', registered),
   });
+  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/account`, log: ctx.log, settings: () => consoleSettings(ctx) });
   const purge = setInterval(() => {
     ctx.services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed'));
     ctx.services.flows.purge().catch((e) => ctx.log.warn({ err: e }, 'flow purge failed'));
@@ -98,6 +100,17 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     await ctx.database.close();
   });
   return { app, ctx };
+}
+
+/** What the web console needs before anyone logs in (no secrets): providers and feature switches. */
+function consoleSettings(ctx: AccountContext) {
+  const providers = [...ctx.services.emailOAuth.oauth.providers.values()].filter((p) => p.enabled);
+  return {
+    oauth: providers.map((p) => ({ slug: p.slug, name: p.name })),
+    passkey: ctx.config.passkey.enabled,
+    password_encryption: ctx.config.passwordLoginEncryptionEnabled,
+    email_verification: ctx.config.emailVerificationEnabled,
+  };
 }
 
 /** The registered account operations without opening anything (for the manifest). */

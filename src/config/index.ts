@@ -255,6 +255,8 @@ export function loadConfig(env: Env = process.env) {
     sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', false),
     sessionTrustedOrigins: origins(env, 'SESSION_TRUSTED_ORIGINS'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    /** Folder of the web console builds (<dir>/account, <dir>/gateway); empty: web/dist of the checkout. */
+    consoleDir: str(env, 'CONSOLE_DIR', '') ? path.resolve(str(env, 'CONSOLE_DIR', '')) : '',
     passwordLoginEnabled: bool(env, 'PASSWORD_LOGIN_ENABLED', true),
     passwordLoginEncryptionEnabled: bool(env, 'PASSWORD_LOGIN_ENCRYPTION_ENABLED', false),
     registerEnabled: bool(env, 'REGISTER_ENABLED', true),

@@ -4,6 +4,7 @@ import { migrate, openDatabase, type Database } from '../kit/db/index.js';
 import { randomToken } from '../kit/crypto/tokens.js';
 import { createHttpApp } from '../kit/http/app.js';
 import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
+import { CONSOLE_ROOT, installConsole } from '../kit/http/console.js';
 import { errorCatalog } from '../contract/errors/index.js';
 import { assertNoRouteConflicts, operationsOf, registerOperations } from '../contract/registry.js';
 import { buildOpenApi } from '../contract/openapi.js';
@@ -158,6 +159,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     readiness: { database: () => ctx.database.ping() },
     openapi: async () => buildOpenApi('Gateway API', await services.plugins.withState(registered)),
   });
+  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/gateway`, log: ctx.log });
   services.updates.startSchedule();
   app.addHook('onClose', async () => {
     services.updates.stopSchedule();

@@ -1,0 +1,67 @@
+import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
+import '../shared/style.css';
+import { LangSwitch, navigate, useRoute } from '../shared/ui';
+import { useLang } from '../shared/i18n';
+import { logout, restore, useSession } from './session';
+import { t } from './texts';
+import { LoginPage } from './Login';
+import { OAuthCallback, RegisterPage, ResetPage } from './Public';
+import { SecurityPage } from './Security';
+import { SessionsPage } from './Sessions';
+
+function Tab({ to, label, path }: { to: string; label: string; path: string }) {
+  return (
+    <a href={to} aria-current={path === to ? 'page' : undefined} onClick={(e) => (e.preventDefault(), navigate(to))}>
+      {label}
+    </a>
+  );
+}
+
+function App() {
+  useLang();
+  const session = useSession();
+  const { path, query } = useRoute();
+  useEffect(() => void restore(), []);
+  useEffect(() => {
+    document.title = t('title');
+  });
+  const oauth = /^\/oauth\/([\w.-]+)$/.exec(path);
+  const publicPage = path === '/login' || path === '/register' || path === '/reset' || path === '/user/reset' || !!oauth;
+  useEffect(() => {
+    if (!session.ready) return;
+    if (!session.token && !publicPage) navigate('/login');
+    if (session.token && (path === '/login' || path === '/register')) navigate('/');
+  }, [session.ready, session.token, path]);
+  let page;
+  if (!session.ready) page = <p>{t('loading')}</p>;
+  else if (oauth) page = <OAuthCallback provider={oauth[1]} query={query} />;
+  else if (path === '/register') page = <RegisterPage />;
+  else if (path === '/reset' || path === '/user/reset') page = <ResetPage query={query} />;
+  else if (!session.token) page = <LoginPage />;
+  else if (path === '/sessions') page = <SessionsPage />;
+  else page = <SecurityPage />;
+  return (
+    <>
+      <header class="top">
+        <h1>{t('title')}</h1>
+        {session.user && <span>{t('signed_in_as', { name: session.user.username })}</span>}
+        <LangSwitch />
+        {session.token && (
+          <button type="button" class="secondary" onClick={() => logout().then(() => navigate('/login'))}>
+            {t('logout')}
+          </button>
+        )}
+      </header>
+      {session.token && (
+        <nav class="tabs" aria-label={t('title')}>
+          <Tab to="/" label={t('security')} path={path} />
+          <Tab to="/sessions" label={t('sessions')} path={path} />
+        </nav>
+      )}
+      <main class={session.token ? '' : 'narrow'}>{page}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

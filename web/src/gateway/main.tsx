@@ -1,0 +1,72 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import '../shared/style.css';
+import { ErrorBox, Field, LangSwitch, navigate, useAction, useRoute } from '../shared/ui';
+import { useLang } from '../shared/i18n';
+import { signIn, signOut, useSignedIn } from './session';
+import { t } from './texts';
+import { ChannelsPage } from './Channels';
+import { OperationsPage } from './Operations';
+
+function SignIn() {
+  const [token, setToken] = useState('');
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    run(async () => {
+      await signIn(token);
+      navigate('/');
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="signin-title">
+      <h2 id="signin-title">{t('sign_in')}</h2>
+      <form onSubmit={submit}>
+        <Field label={t('token')} hint={t('token_hint')} name="token" type="password" autocomplete="off" required value={token} onInput={(e) => setToken(e.currentTarget.value)} />
+        <button type="submit" disabled={busy}>
+          {t('continue')}
+        </button>
+      </form>
+      <ErrorBox error={error} />
+    </section>
+  );
+}
+
+function Tab({ to, label, path }: { to: string; label: string; path: string }) {
+  return (
+    <a href={to} aria-current={path === to ? 'page' : undefined} onClick={(e) => (e.preventDefault(), navigate(to))}>
+      {label}
+    </a>
+  );
+}
+
+function App() {
+  useLang();
+  const signedIn = useSignedIn();
+  const { path } = useRoute();
+  useEffect(() => {
+    document.title = t('title');
+  });
+  return (
+    <>
+      <header class="top">
+        <h1>{t('title')}</h1>
+        <LangSwitch />
+        {signedIn && (
+          <button type="button" class="secondary" onClick={signOut}>
+            {t('sign_out')}
+          </button>
+        )}
+      </header>
+      {signedIn && (
+        <nav class="tabs" aria-label={t('title')}>
+          <Tab to="/" label={t('channels')} path={path} />
+          <Tab to="/operations" label={t('operations')} path={path} />
+        </nav>
+      )}
+      <main class={signedIn ? '' : 'narrow'}>{!signedIn ? <SignIn /> : path === '/operations' ? <OperationsPage /> : <ChannelsPage />}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);
