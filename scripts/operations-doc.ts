@@ -2,6 +2,7 @@ import { accountOperations } from '../src/account/app.js';
 import { gatewayOperations } from '../src/gateway/app.js';
 import { edgeOperations } from '../src/edge/app.js';
 import { buildManifest, type ManifestEntry } from '../src/contract/manifest.js';
+import { referenceManifest } from '../src/contract/coverage.js';
 
 function row(m: ManifestEntry): string {
   const access = [m.auth, m.permission, m.scope].filter(Boolean).join('; ');
@@ -37,5 +38,17 @@ export function renderOperationsDoc(): string {
       '',
     );
   }
+  parts.push(
+    '## Reference-only routes and aliases',
+    '',
+    'Routes of SPEC\'s coverage notes that are not operations of their own (src/contract/coverage.ts): an `alias` is',
+    'answered by the operation its summary names; a `reference-only` route is not served (a JSON 404) and is not',
+    'counted as implemented. Routes that task plugins register are listed above with their plugin and version.',
+    '',
+    '| id | route | deployable | summary | access | state |',
+    '|---|---|---|---|---|---|',
+    ...referenceManifest().map((m) => `| ${m.operation} | \`${m.method} ${m.path}\` | ${m.deployable} | ${m.summary} | ${[m.auth, m.permission].filter(Boolean).join('; ')} | ${m.state} |`),
+    '',
+  );
   return parts.join('\n');
 }

@@ -10,6 +10,7 @@ import { gatewayOperations } from './gateway/app.js';
 import { registerEdgeCommands } from './edge/cli.js';
 import { edgeOperations } from './edge/app.js';
 import { buildManifest } from './contract/manifest.js';
+import { referenceManifest } from './contract/coverage.js';
 
 /** Loads configuration lazily (a command such as `manifest` needs none) with logs kept off stdout. */
 function boot() {
@@ -26,7 +27,7 @@ program
   .action(() => {
     // The gateway's installed plugins (GATEWAY_PLUGIN_DIR) are listed too, in their default state.
     const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
-    console.log(JSON.stringify(buildManifest([...accountOperations(), ...gatewayOperations(config), ...edgeOperations()]), null, 2));
+    console.log(JSON.stringify([...buildManifest([...accountOperations(), ...gatewayOperations(config), ...edgeOperations()]), ...referenceManifest()], null, 2));
   });
 
 registerAccountCommands(program, boot);

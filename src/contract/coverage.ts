@@ -1,6 +1,8 @@
 import { AppError } from '../kit/http/errors.js';
+import type { ManifestEntry } from './manifest.js';
+import { operations } from './operations.js';
 import type { RegisteredOperation } from './registry.js';
-import type { HttpMethod, OperationSpec } from './types.js';
+import type { Deployable, HttpMethod, OperationSpec } from './types.js';
 
 /**
  * SPEC "Reference-only, dynamic and placeholder routes", last bullet: OpenAI-compatible routes the
@@ -41,4 +43,47 @@ export function placeholderOperations(): RegisteredOperation[] {
       },
     };
   });
+}
+
+/**
+ * The other routes of SPEC's coverage notes: named in the reference description but not operations of
+ * their own here. `alias`: answered by the operation named in `servedBy` (same handler, same rules);
+ * `reference-only`: not served (the deployable's JSON 404) and not counted as implemented.
+ */
+export const referenceRoutes: { id: string; method: HttpMethod; path: string; deployable: Deployable; state: 'alias' | 'reference-only'; servedBy?: string; summary: string }[] = [
+  { id: 'R01', method: 'GET', path: '/api/oauth/github', deployable: 'account', state: 'alias', servedBy: 'A01', summary: 'Provider-specific OAuth path of the reference: served by A01 /api/oauth/:provider when GitHub is configured' },
+  { id: 'R02', method: 'GET', path: '/api/oauth/discord', deployable: 'account', state: 'alias', servedBy: 'A01', summary: 'Provider-specific OAuth path of the reference: served by A01 /api/oauth/:provider when Discord is configured' },
+  { id: 'R03', method: 'GET', path: '/api/oauth/oidc', deployable: 'account', state: 'alias', servedBy: 'A01', summary: 'Provider-specific OAuth path of the reference: served by A01 /api/oauth/:provider when OIDC is configured' },
+  { id: 'R04', method: 'GET', path: '/api/oauth/linuxdo', deployable: 'account', state: 'alias', servedBy: 'A01', summary: 'Provider-specific OAuth path of the reference: served by A01 /api/oauth/:provider when LinuxDO is configured' },
+  { id: 'R05', method: 'GET', path: '/api/verify/status', deployable: 'account', state: 'reference-only', summary: 'Kept in the reference only: not served, not counted as implemented' },
+  { id: 'R06', method: 'GET', path: '/api/task/', deployable: 'gateway', state: 'alias', servedBy: 'GS03', summary: 'The reference\'s spelling of the task list: served by GS03 GET /api/task (one trailing slash is ignored, no redirect)' },
+  { id: 'R07', method: 'POST', path: '/videoa/v1/videos/text2video', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
+  { id: 'R08', method: 'GET', path: '/videoa/v1/videos/text2video/:task_id', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
+  { id: 'R09', method: 'POST', path: '/videoa/v1/videos/image2video', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
+  { id: 'R10', method: 'GET', path: '/videoa/v1/videos/image2video/:task_id', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
+  { id: 'R11', method: 'POST', path: '/videob/', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
+  { id: 'R12', method: 'POST', path: '/v1beta/models/:model:generateContent', deployable: 'edge', state: 'reference-only', summary: 'The reference handles it in its generic relay route /v1beta/models/*path; this product has no relay: not served' },
+];
+
+const target = (id?: string) => operations.find((o) => o.id === id);
+
+/** The reference routes as manifest rows (an alias carries its target's access rule). */
+export function referenceManifest(): ManifestEntry[] {
+  return referenceRoutes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    operation: r.id,
+    deployable: r.deployable,
+    summary: r.summary,
+    auth: target(r.servedBy)?.auth ?? 'none',
+    permission: target(r.servedBy)?.permission ?? null,
+    scope: null,
+    fields: [],
+    state: r.state,
+    plugin: null,
+    version: null,
+    metering: null,
+    cancellable: false,
+    addition: false,
+  }));
 }
