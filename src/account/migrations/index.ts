@@ -13,7 +13,7 @@ import { emailOAuth } from './0200_email_oauth.js';
 export function accountMigrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_core': core(dialect),
-    '0002_flows': flows,
+    '0002_flows': flows(dialect),
     '0100_second_factor': secondFactor,
     '0200_email_oauth': emailOAuth,
   };
