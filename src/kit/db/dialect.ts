@@ -144,3 +144,23 @@ export function jsonRows(db: Kysely<any>, json: string, columns: string[]): RawB
   const cols = columns.map((t, i) => `c${i} ${t} path '$[${i}]'`).join(', ');
   return sql`select ${sql.raw(columns.map((_, i) => `c${i}`).join(', '))} from json_table(${json}, '$[*]' columns (${sql.raw(cols)})) as j`;
 }
+
+/**
+ * Updates the rows `where` picks and returns `columns` of the first of them as updated: RETURNING, or on
+ * MySQL the row read back in the same transaction (the UPDATE holds its lock until the end).
+ */
+export async function updateReturning<R extends Record<string, unknown>>(
+  db: Kysely<any>,
+  table: string,
+  where: <Q extends { where: (...a: any[]) => Q }>(q: Q) => Q,
+  set: Record<string, unknown> | ((eb: any) => Record<string, unknown>),
+  columns: (keyof R & string)[],
+): Promise<R | undefined> {
+  if (dialectOf(db) !== 'mysql') return (await (where(db.updateTable(table).set(set as never) as any) as any).returning(columns).executeTakeFirst()) as R | undefined;
+  const run = async (trx: Kysely<any>) => {
+    const r = await (where(trx.updateTable(table).set(set as never) as any) as any).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return undefined;
+    return (await (where(trx.selectFrom(table).select(columns) as any) as any).executeTakeFirst()) as R | undefined;
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
