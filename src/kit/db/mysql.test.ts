@@ -37,7 +37,10 @@ describe('MySQL/MariaDB databases', { skip }, () => {
       await d.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: 5 }).execute();
       await d.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: null }).execute();
       await assert.rejects(d.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: null }).execute(), { code: 'ER_DUP_ENTRY' });
-      // TEXT columns keep their defaults.
+      // Unlimited text is MEDIUMTEXT (TEXT stops at 64 KB); TEXT columns keep their defaults.
+      const types = await sql<{ t: string }>`select data_type as t from information_schema.columns
+        where table_schema = database() and table_name = 'channels' and column_name in ('key', 'models')`.execute(d.db);
+      assert.deepEqual(types.rows.map((r) => r.t), ['mediumtext', 'mediumtext']);
       await d.db.insertInto('channels').values({ type: 1, key: 'k', created_time: 0 }).execute();
       const ch = await d.db.selectFrom('channels').select(['base_url', 'channel_info', 'balance']).executeTakeFirstOrThrow();
       assert.deepEqual(ch, { base_url: '', channel_info: '{}', balance: 0 });

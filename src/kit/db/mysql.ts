@@ -1,10 +1,12 @@
 import {
   CompiledQuery,
   CreateTableNode,
+  DataTypeNode,
   InsertQueryNode,
   Kysely,
   MysqlDialect,
   OnDuplicateKeyNode,
+  OperationNodeTransformer,
   OrActionNode,
   sql,
   type KyselyPlugin,
@@ -129,14 +131,28 @@ export async function binaryCollation(db: Kysely<any>): Promise<string> {
   return rows[0]?.name ?? 'utf8mb4_bin';
 }
 
-/** Gives every CREATE TABLE the InnoDB engine and utf8mb4 with the given collation. */
+/** MySQL's TEXT holds 64 KB; PostgreSQL's and SQLite's text has no such limit, MEDIUMTEXT holds 16 MB. */
+class MediumText extends OperationNodeTransformer {
+  protected override transformDataType(node: DataTypeNode): DataTypeNode {
+    return node.dataType === 'text' ? DataTypeNode.create('mediumtext' as never) : node;
+  }
+}
+
+/**
+ * Gives every CREATE TABLE the InnoDB engine and utf8mb4 with the given collation, and makes `text` columns
+ * (of CREATE TABLE and ALTER TABLE … ADD COLUMN) MEDIUMTEXT.
+ */
 export class MysqlTableOptionsPlugin implements KyselyPlugin {
+  private readonly text = new MediumText();
+
   constructor(private readonly collation: string) {}
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     const node = args.node;
+    if (node.kind === 'AlterTableNode') return this.text.transformNode(node, args.queryId);
     if (node.kind !== 'CreateTableNode') return node;
-    return CreateTableNode.cloneWithEndModifier(node, sql.raw(`engine = InnoDB default charset = utf8mb4 collate = ${this.collation}`).toOperationNode());
+    const table = this.text.transformNode(node, args.queryId);
+    return CreateTableNode.cloneWithEndModifier(table, sql.raw(`engine = InnoDB default charset = utf8mb4 collate = ${this.collation}`).toOperationNode());
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
