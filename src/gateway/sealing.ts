@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { persistentSecret, type Config } from '../config/index.js';
 import { open } from '../kit/crypto/aead.js';
+import { forShare } from '../kit/db/index.js';
 import { AppError } from '../kit/http/errors.js';
 import { SECRET_KEY_FILE, type GatewayContext } from './context.js';
 import type { GatewayDB } from './db.js';
@@ -100,13 +101,12 @@ export async function storeFingerprint(trx: Kysely<GatewayDB>, key: Buffer) {
 
 /**
  * Call first in every transaction that writes sealed values: refuses (503) when the stored fingerprint is
- * not this instance's key. On PostgreSQL the row is held FOR SHARE, so a gateway-rekey (which updates it
+ * not this instance's key. On PostgreSQL and MySQL the row is held in share mode, so a gateway-rekey (which updates it
  * first) waits for this transaction and then re-encrypts what it wrote.
  */
 export async function assertSealingKey(ctx: GatewayContext, trx: Kysely<GatewayDB>) {
-  let q = trx.selectFrom('gateway_meta').select('value').where('key', '=', FINGERPRINT);
-  if (ctx.database.dialect === 'postgres') q = q.forShare();
-  const row = await q.executeTakeFirst();
+  const q = trx.selectFrom('gateway_meta').select('value').where('key', '=', FINGERPRINT);
+  const row = await forShare(q, ctx.database.dialect).executeTakeFirst();
   if (row?.value !== keyFingerprint(ctx.secretKey)) throw new AppError('GATEWAY_SEALING_KEY_CHANGED');
 }
 

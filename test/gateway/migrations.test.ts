@@ -4,13 +4,13 @@ import { test } from 'node:test';
 import { migrate, openDatabase } from '../../src/kit/db/index.js';
 import type { GatewayDB } from '../../src/gateway/db.js';
 import { gatewayMigrations } from '../../src/gateway/migrations/index.js';
-import { eachDatabase, freshSchema, tempDir } from '../helpers/services.js';
+import { eachDatabase, freshDatabase, tempDir } from '../helpers/services.js';
 
 /** Upgrades of databases written by earlier versions: the data migrations bring old rows along. */
 eachDatabase('gateway data migrations', (v) => {
   test('0011: groups stored before it are trimmed, without empty or repeated entries', async () => {
-    const schema = v.postgresUrl ? freshSchema(v.postgresUrl) : null;
-    const database = await openDatabase<GatewayDB>(schema ? schema.url : `sqlite://${path.join(tempDir(), 'gateway.sqlite')}`);
+    const schema = freshDatabase(v, path.join(tempDir(), 'gateway.sqlite'));
+    const database = await openDatabase<GatewayDB>(schema.url);
     try {
       const all = gatewayMigrations(database.dialect);
       const before = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0011'));
@@ -23,7 +23,7 @@ eachDatabase('gateway data migrations', (v) => {
       assert.deepEqual(groups, ['g1,g2', 'g1,g2', 'vip', 'default', 'default', 'a b,c']);
     } finally {
       await database.close();
-      await schema?.drop();
+      await schema.drop();
     }
   });
 });

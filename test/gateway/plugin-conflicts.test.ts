@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { buildGatewayApp } from '../../src/gateway/app.js';
 import { captureLog } from '../helpers/log-capture.js';
-import { eachDatabase, freshSchema, tempDir, type Variant } from '../helpers/services.js';
+import { eachDatabase, freshDatabase, tempDir, type Variant } from '../helpers/services.js';
 import { HOLDING_SOURCE, taskManifest, writePlugin } from '../helpers/plugins.js';
 
 /** Builds a gateway on the variant's database with the given plugin folder; returns the start error. */
@@ -13,8 +13,8 @@ async function startError(v: Variant, setup: (dir: string) => void): Promise<Err
   const dataDir = tempDir('gw-conflict-');
   const pluginDir = `${dataDir}/plugins`;
   setup(pluginDir);
-  const schema = v.name === 'postgres' ? freshSchema(v.postgresUrl!) : null;
-  const config = loadConfig({ DATA_DIR: dataDir, GATEWAY_PLUGIN_DIR: pluginDir, GATEWAY_DATABASE_URL: schema?.url ?? `sqlite://${dataDir}/gateway.sqlite`, LOG_LEVEL: 'silent' });
+  const database = freshDatabase(v, `${dataDir}/gateway.sqlite`);
+  const config = loadConfig({ DATA_DIR: dataDir, GATEWAY_PLUGIN_DIR: pluginDir, GATEWAY_DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
   const runtime = createRuntime(config, captureLog().stream);
   try {
     const { app } = await buildGatewayApp(config, runtime);
@@ -24,7 +24,7 @@ async function startError(v: Variant, setup: (dir: string) => void): Promise<Err
     return e as Error;
   } finally {
     await runtime.close();
-    await schema?.drop();
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -181,7 +181,8 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     // G30/G31 over the same tag: every channel changes, other_info keeps what it held.
     const [first] = await db.selectFrom('channels').select('id').where('tag', '=', 'big').orderBy('id').limit(1).execute();
     await db.updateTable('channels').set({ other_info: '{"keep":1}' }).where('id', '=', first!.id).execute();
-    const [seventh] = await db.updateTable('channels').set({ status: 2 }).where('name', '=', 'big-7').returning('id').execute();
+    await db.updateTable('channels').set({ status: 2 }).where('name', '=', 'big-7').execute();
+    const [seventh] = await db.selectFrom('channels').select('id').where('name', '=', 'big-7').execute();
     await db.updateTable('abilities').set({ enabled: 0 }).where('channel_id', '=', seventh!.id).execute();
     const off = await root.post('/api/channel/tag/disabled', { tag: 'big' });
     assert.equal(off.json.data.count, 32_999, off.text);

@@ -4,7 +4,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { buildAccountApp } from '../../src/account/app.js';
 import { ROLE } from '../../src/account/db.js';
 import { captureLog } from './log-capture.js';
-import { freshSchema, tempDir, type Variant } from './services.js';
+import { freshDatabase, tempDir, type Variant } from './services.js';
 import { Browser } from './http.js';
 
 export const SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789';
@@ -30,20 +30,16 @@ export interface StartOptions {
 
 /**
  * Starts a real account listener on 127.0.0.1 with a random port, on the variant's database (a fresh
- * PostgreSQL schema per server unless databaseUrl is given). Rate limits are off unless env turns them on.
+ * PostgreSQL schema or MySQL database per server unless databaseUrl is given). Rate limits are off unless env turns them on.
  */
 export async function startAccount(variant: Variant, opts: StartOptions = {}): Promise<AccountServer> {
   const dataDir = opts.dataDir ?? tempDir();
   let drop = async () => {};
   let databaseUrl = opts.databaseUrl;
   if (!databaseUrl) {
-    if (variant.name === 'postgres') {
-      const s = freshSchema(variant.postgresUrl!);
-      databaseUrl = s.url;
-      drop = s.drop;
-    } else {
-      databaseUrl = `sqlite://${dataDir}/account.sqlite`;
-    }
+    const fresh = freshDatabase(variant, `${dataDir}/account.sqlite`);
+    databaseUrl = fresh.url;
+    drop = fresh.drop;
   }
   const config = loadConfig({
     DATA_DIR: dataDir,

@@ -4,7 +4,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { buildGatewayApp } from '../../src/gateway/app.js';
 import type { Role } from '../../src/gateway/staff/service.js';
 import { captureLog } from './log-capture.js';
-import { freshSchema, tempDir, type Variant } from './services.js';
+import { freshDatabase, tempDir, type Variant } from './services.js';
 
 export interface Reply {
   status: number;
@@ -63,11 +63,11 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
   const owner = !opts.shareWith;
   const dataDir = opts.shareWith?.dataDir ?? tempDir('gw-test-');
   let drop = async () => {};
-  let databaseUrl = opts.shareWith?.databaseUrl ?? `sqlite://${dataDir}/gateway.sqlite`;
-  if (variant.name === 'postgres' && owner) {
-    const s = freshSchema(variant.postgresUrl!);
-    databaseUrl = s.url;
-    drop = s.drop;
+  let databaseUrl = opts.shareWith?.databaseUrl ?? '';
+  if (owner) {
+    const fresh = freshDatabase(variant, `${dataDir}/gateway.sqlite`);
+    databaseUrl = fresh.url;
+    drop = fresh.drop;
   }
   const config = loadConfig({
     DATA_DIR: dataDir,

@@ -3,16 +3,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 
 /**
- * The database variants a suite runs on. SQLite always; PostgreSQL when TEST_POSTGRES_URL is set, and
- * Redis alongside it when TEST_REDIS_URL is set. With TEST_REQUIRE_SERVICES=1 (CI) a missing or
- * unreachable service fails the run instead of skipping.
+ * The database variants a suite runs on. SQLite always; PostgreSQL when TEST_POSTGRES_URL is set and
+ * MySQL/MariaDB when TEST_MYSQL_URL is set, each with Redis alongside when TEST_REDIS_URL is set. With
+ * TEST_REQUIRE_SERVICES=1 (CI) a missing or unreachable service fails the run instead of skipping.
  */
-export type Variant = { name: 'sqlite' | 'postgres'; postgresUrl?: string; redisUrl?: string };
+export type Variant = { name: 'sqlite' | 'postgres' | 'mysql'; postgresUrl?: string; mysqlUrl?: string; redisUrl?: string };
 
 export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? '';
+export const MYSQL_URL = process.env.TEST_MYSQL_URL ?? '';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? '';
 const REQUIRED = process.env.TEST_REQUIRE_SERVICES === '1';
 
@@ -20,6 +22,8 @@ export function variants(): Variant[] {
   const list: Variant[] = [{ name: 'sqlite' }];
   if (POSTGRES_URL) list.push({ name: 'postgres', postgresUrl: POSTGRES_URL, redisUrl: REDIS_URL || undefined });
   else if (REQUIRED) throw new Error('TEST_REQUIRE_SERVICES=1 but TEST_POSTGRES_URL is not set');
+  if (MYSQL_URL) list.push({ name: 'mysql', mysqlUrl: MYSQL_URL, redisUrl: REDIS_URL || undefined });
+  else if (REQUIRED) throw new Error('TEST_REQUIRE_SERVICES=1 but TEST_MYSQL_URL is not set');
   return list;
 }
 
@@ -29,6 +33,19 @@ export function eachDatabase(title: string, body: (v: Variant) => void) {
   if (!POSTGRES_URL) {
     test(`${title} [postgres]`, { skip: 'TEST_POSTGRES_URL not set: PostgreSQL variant skipped (CI sets it)' }, () => {});
   }
+  if (!MYSQL_URL) {
+    test(`${title} [mysql]`, { skip: 'TEST_MYSQL_URL not set: MySQL variant skipped (CI sets it)' }, () => {});
+  }
+}
+
+/**
+ * A database URL of its own for one server or test on the variant: a fresh PostgreSQL schema, a fresh
+ * MySQL database, or the given SQLite file; drop() removes the first two.
+ */
+export function freshDatabase(v: Variant, sqliteFile: string): { url: string; drop: () => Promise<void> } {
+  if (v.name === 'postgres') return freshSchema(v.postgresUrl!);
+  if (v.name === 'mysql') return freshMysqlDatabase(v.mysqlUrl!);
+  return { url: `sqlite://${sqliteFile}`, drop: async () => {} };
 }
 
 export function tempDir(prefix = 'napi-test-'): string {
@@ -47,6 +64,28 @@ export function freshSchema(baseUrl: string): { url: string; drop: () => Promise
       await c.connect();
       try {
         await c.query(`drop schema if exists "${schema}" cascade`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/**
+ * A MySQL URL naming a fresh database `t_<random>` on the server of baseUrl (openDatabase creates it when
+ * missing), and a function dropping it.
+ */
+export function freshMysqlDatabase(baseUrl: string): { url: string; drop: () => Promise<void> } {
+  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const u = new URL(baseUrl);
+  u.searchParams.delete('database');
+  u.pathname = '/' + name;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = await mysql.createConnection({ uri: baseUrl });
+      try {
+        await c.query(`drop database if exists \`${name}\``);
       } finally {
         await c.end();
       }

@@ -1,18 +1,20 @@
 import { sql, type Kysely } from 'kysely';
-import { openDatabase, type Database } from '../../src/kit/db/index.js';
+import { openDatabase, type Database, type DialectName } from '../../src/kit/db/index.js';
 
 /**
  * A database shaped as new-api's GORM models make it (snake_case plural tables, the reference's column
- * names and types), on SQLite or PostgreSQL, for the import tests.
+ * names and types), on SQLite, PostgreSQL or MySQL, for the import tests.
  */
-export function newApiDdl(dialect: 'sqlite' | 'postgres'): string[] {
-  const pk = dialect === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : 'bigserial PRIMARY KEY';
+export function newApiDdl(dialect: DialectName): string[] {
+  const pk = { sqlite: 'integer PRIMARY KEY AUTOINCREMENT', postgres: 'bigserial PRIMARY KEY', mysql: 'bigint AUTO_INCREMENT PRIMARY KEY' }[dialect];
   const bool = dialect === 'sqlite' ? 'numeric' : 'boolean';
-  const time = dialect === 'sqlite' ? 'datetime' : 'timestamptz';
+  const time = { sqlite: 'datetime', postgres: 'timestamptz', mysql: 'datetime(3)' }[dialect];
   const json = dialect === 'sqlite' ? 'JSON' : 'json';
-  const q = (s: string) => (dialect === 'sqlite' ? `\`${s}\`` : `"${s}"`);
+  const q = (s: string) => (dialect === 'postgres' ? `"${s}"` : `\`${s}\``);
+  // GORM on MySQL makes an indexed string without a size varchar(191); the others keep text.
+  const indexedText = dialect === 'mysql' ? 'varchar(191)' : 'text';
   return [
-    `CREATE TABLE users (id ${pk}, username text UNIQUE, password text NOT NULL, display_name text, role bigint DEFAULT 1,
+    `CREATE TABLE users (id ${pk}, username ${indexedText} UNIQUE, password text NOT NULL, display_name text, role bigint DEFAULT 1,
       status bigint DEFAULT 1, email text, github_id text, discord_id text, oidc_id text, wechat_id text, telegram_id text,
       access_token char(32) UNIQUE, quota bigint DEFAULT 0, used_quota bigint DEFAULT 0, request_count bigint DEFAULT 0,
       ${q('group')} varchar(64) DEFAULT 'default', aff_code varchar(32) UNIQUE, aff_count bigint DEFAULT 0, aff_quota bigint DEFAULT 0,

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { AppError } from '../../kit/http/errors.js';
-import { isUniqueViolation } from '../../kit/db/index.js';
+import { insertedId, isUniqueViolation } from '../../kit/db/index.js';
 import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import { USERNAME_MAX } from '../users/service.js';
@@ -93,9 +93,9 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
         if (await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst()) continue;
         try {
           return await db.transaction().execute(async (trx) => {
-            const row = await trx
-              .insertInto('users')
-              .values({
+            const id = await insertedId(
+              trx,
+              trx.insertInto('users').values({
                 username,
                 display_name: displayName ?? username,
                 email: null,
@@ -110,10 +110,8 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
                 created_at: nowSeconds(),
                 deleted_at: null,
                 ...(kind.column ? { [kind.column]: providerUserId } : {}),
-              })
-              .returning('id')
-              .executeTakeFirstOrThrow();
-            const id = Number(row.id);
+              }),
+            );
             if (!kind.column) await bindingsStore.setCustom(trx, id, kind.slug, providerUserId, nowSeconds());
             return (await bindingsStore.userById(trx, id))!;
           });

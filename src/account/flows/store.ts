@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { updateReturning } from '../../kit/db/index.js';
 import type { AccountDB, AuthFlowsTable } from '../db.js';
 
 export type FlowRow = Selectable<AuthFlowsTable>;
@@ -29,12 +30,7 @@ export const flowsStore = {
 
   /** Adds one failed attempt and returns the new count. */
   async addAttempt(db: Db, hash: string): Promise<number> {
-    const row = await db
-      .updateTable('auth_flows')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('token_hash', '=', hash)
-      .returning('attempts')
-      .executeTakeFirst();
+    const row = await updateReturning<{ attempts: number }>(db, 'auth_flows', (q) => q.where('token_hash', '=', hash), (eb) => ({ attempts: eb('attempts', '+', 1) }), ['attempts']);
     return row?.attempts ?? 0;
   },
 

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { idType, type DialectName } from '../../kit/db/index.js';
+import { idPrimaryKey, idType, type DialectName } from '../../kit/db/index.js';
 
 /** Users, login sessions and key/value options. */
 export function core(dialect: DialectName): Migration {
@@ -7,7 +7,7 @@ export function core(dialect: DialectName): Migration {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('users')
-        .addColumn('id', idType(dialect) as 'integer', (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('id', idType(dialect) as 'integer', idPrimaryKey(dialect))
         .addColumn('username', 'varchar(64)', (c) => c.notNull().unique())
         .addColumn('display_name', 'varchar(64)', (c) => c.notNull().defaultTo(''))
         .addColumn('email', 'varchar(254)', (c) => c.unique())

@@ -15,7 +15,7 @@ import { passkeyUserHandle } from './0901_passkey_user_handle.js';
 export function accountMigrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001_core': core(dialect),
-    '0002_flows': flows,
+    '0002_flows': flows(dialect),
     '0100_second_factor': secondFactor,
     '0200_email_oauth': emailOAuth,
     '0900_import_map': importMapMigration,

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { changedKeys } from '../../kit/db/index.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { AccountDB, UserSessionsTable } from '../db.js';
 
@@ -97,26 +98,17 @@ export const sessionsStore = {
   /** Revokes the given active sessions; returns the sids actually revoked. */
   async revoke(db: Db, sids: string[], reason: string, now: number): Promise<string[]> {
     if (sids.length === 0) return [];
-    const rows = await db
-      .updateTable('user_sessions')
-      .set({ status: 'revoked', revoked_at: now, revoked_reason: reason })
-      .where('sid', 'in', sids)
-      .where('status', '=', 'active')
-      .returning('sid')
-      .execute();
-    return rows.map((r) => r.sid);
+    const set = { status: 'revoked', revoked_at: now, revoked_reason: reason };
+    return changedKeys<string>(db, 'user_sessions', 'sid', (q) => q.where('sid', 'in', sids).where('status', '=', 'active'), set);
   },
 
   /** Revokes every active session of a user except `keepSid`; returns the sids revoked. */
   async revokeAllOf(db: Db, userId: number, keepSid: string | null, reason: string, now: number): Promise<string[]> {
-    let q = db
-      .updateTable('user_sessions')
-      .set({ status: 'revoked', revoked_at: now, revoked_reason: reason })
-      .where('user_id', '=', userId)
-      .where('status', '=', 'active');
-    if (keepSid) q = q.where('sid', '!=', keepSid);
-    const rows = await q.returning('sid').execute();
-    return rows.map((r) => r.sid);
+    const set = { status: 'revoked', revoked_at: now, revoked_reason: reason };
+    return changedKeys<string>(db, 'user_sessions', 'sid', (q) => {
+      const mine = q.where('user_id', '=', userId).where('status', '=', 'active');
+      return keepSid ? mine.where('sid', '!=', keepSid) : mine;
+    }, set);
   },
 
   /** Visible sessions of a user: active, unexpired, of the current auth version. */

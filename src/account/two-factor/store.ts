@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { prepared } from '../../kit/db/prepared.js';
-import type { DialectName } from '../../kit/db/index.js';
+import { locksRows, type DialectName } from '../../kit/db/index.js';
 import type { AccountDB } from '../db.js';
 
 export interface TwoFactorTable {
@@ -37,7 +37,7 @@ const byUser = prepared((db: Db, userId: number) => db.selectFrom('two_factor').
 /** SQL for the TOTP factor and its backup codes. */
 export const twoFactorStore = {
   async byUser(db: Db, userId: number, lock?: DialectName): Promise<TwoFactorRow | undefined> {
-    if (lock === 'postgres') return db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst();
+    if (lock && locksRows(lock)) return db.selectFrom('two_factor').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst();
     return (await byUser(db, userId)).rows[0];
   },
 

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction, Selectable, Insertable } from 'kysely';
+import { insertedId } from '../../kit/db/index.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { AccountDB, UsersTable } from '../db.js';
 
@@ -45,8 +46,7 @@ export const usersStore = {
   },
 
   async insert(db: Db, row: Insertable<UsersTable>): Promise<number> {
-    const r = await db.insertInto('users').values(row).returning('id').executeTakeFirstOrThrow();
-    return Number(r.id);
+    return insertedId(db, db.insertInto('users').values(row));
   },
 
   async setPasswordHash(db: Db, id: number, hash: string) {

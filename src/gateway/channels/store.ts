@@ -1,4 +1,5 @@
 import { sql, SqliteAdapter, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { changedKeys, ensureIndex, inLimited, insertedId, jsonRows, locksRows } from '../../kit/db/index.js';
 import { prepared } from '../../kit/db/prepared.js';
 import { readOffThread } from '../../kit/db/read-thread.js';
 import type { AbilityTable, ChannelTable, GatewayDB } from '../db.js';
@@ -23,14 +24,11 @@ export async function getChannel(db: Db, id: number, lock = false): Promise<Chan
   return q.executeTakeFirst();
 }
 
-/** forUpdate is PostgreSQL only; SQLite serializes write transactions on its single connection. */
-export function lockable(dialect: string) {
-  return dialect === 'postgres';
-}
+/** forUpdate locks rows on PostgreSQL and MySQL; SQLite serializes write transactions on its single connection. */
+export const lockable = locksRows;
 
 export async function insertChannel(db: Db, values: Omit<ChannelRow, 'id'>): Promise<number> {
-  const row = await db.insertInto('channels').values(values as never).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
+  return insertedId(db, db.insertInto('channels').values(values as never));
 }
 
 export function abilityRows(c: Pick<ChannelRow, 'id' | 'group' | 'models' | 'status' | 'priority' | 'weight' | 'tag'>): AbilityTable[] {
@@ -49,7 +47,7 @@ export function abilityRows(c: Pick<ChannelRow, 'id' | 'group' | 'models' | 'sta
  * gateway also creates it at start in case a process died during such a build.
  */
 export async function ensureRoutingIndex(db: Db) {
-  await sql`create index if not exists abilities_group_model_idx on abilities ("group", model, enabled, priority)`.execute(db);
+  await ensureIndex(db, 'abilities_group_model_idx', 'abilities', ['group', 'model', 'enabled', 'priority']);
 }
 
 /** Ids per statement of a multi-row write: far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -91,12 +89,8 @@ export async function rebuildAbilities(db: Db, channels: Pick<ChannelRow, 'id' |
  */
 async function insertAbilities(db: Db, rows: AbilityTable[]) {
   const json = JSON.stringify(rows.map((a) => [a.group, a.model, a.channel_id, a.enabled, a.priority, a.weight, a.tag]));
-  const into = sql`insert into abilities ("group", model, channel_id, enabled, priority, weight, tag)`;
-  if (db.getExecutor().adapter instanceof SqliteAdapter) {
-    await sql`${into} select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 from json_each(${json})`.execute(db);
-  } else {
-    await sql`${into} select e ->> 0, e ->> 1, (e ->> 2)::bigint, (e ->> 3)::integer, (e ->> 4)::bigint, (e ->> 5)::bigint, e ->> 6 from json_array_elements(${json}::json) as e`.execute(db);
-  }
+  const rowsOf = jsonRows(db, json, ['text', 'text', 'bigint', 'integer', 'bigint', 'bigint', 'text']);
+  await sql`insert into abilities ("group", model, channel_id, enabled, priority, weight, tag) ${rowsOf}`.execute(db);
 }
 
 /**
@@ -109,9 +103,9 @@ export async function deleteChannels(db: Db, ids: number[], lock: boolean, onlyS
   for (const chunk of idChunks(sorted)) {
     // Row locks are always taken in id order, so concurrent multi-row writers cannot deadlock.
     if (lock) await db.selectFrom('channels').select('id').where('id', 'in', chunk).orderBy('id').forUpdate().execute();
-    let q = db.deleteFrom('channels').where('id', 'in', chunk);
-    if (onlyStatus) q = q.where('status', 'in', onlyStatus);
-    const deleted = (await q.returning('id').execute()).map((r) => Number(r.id));
+    const deleted = (
+      await changedKeys<number>(db, 'channels', 'id', (q) => (onlyStatus ? q.where('id', 'in', chunk).where('status', 'in', onlyStatus) : q.where('id', 'in', chunk)), null)
+    ).map(Number);
     if (deleted.length) await db.deleteFrom('abilities').where('channel_id', 'in', deleted).execute();
     n += deleted.length;
   }
@@ -141,6 +135,9 @@ function likeEscape(s: string) {
   return '%' + s.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
 }
 
+/** ESCAPE '\' as a literal each dialect quotes its own way (MySQL doubles the backslash). */
+const ESCAPE = sql`escape ${sql.lit('\\')}`;
+
 /** Applies the list/search filters (the type filter only when withType). */
 export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channels', O>, f: ListFilter, withType: boolean) {
   // Case-insensitive LIKE: SQLite's LIKE already folds ASCII case on both sides, exactly what its lower()
@@ -149,8 +146,8 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
   if (f.status === 'enabled') q = q.where('status', '=', STATUS.enabled);
   if (f.status === 'disabled') q = q.where('status', '!=', STATUS.enabled);
   if (withType && f.type !== undefined) q = q.where('type', '=', f.type);
-  if (f.group) q = q.where(folded(sql`',' || ${sql.ref('group')} || ','`), 'like', sql`${folded(sql`${likeEscape(`,${f.group},`)}`)} escape '\\'`);
-  if (f.model) q = q.where(folded(sql`models`), 'like', sql`${folded(sql`${likeEscape(f.model)}`)} escape '\\'`);
+  if (f.group) q = q.where(folded(sql`',' || ${sql.ref('group')} || ','`), 'like', sql`${folded(sql`${likeEscape(`,${f.group},`)}`)} ${ESCAPE}`);
+  if (f.model) q = q.where(folded(sql`models`), 'like', sql`${folded(sql`${likeEscape(f.model)}`)} ${ESCAPE}`);
   if (f.keyword) {
     const kw = f.keyword;
     const pattern = likeEscape(kw);
@@ -158,7 +155,7 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
     // at least as widely as lower()); the LIKEs then decide exactly. PostgreSQL serves the same LIKEs
     // from its pg_trgm indexes when the extension exists.
     const fts = f.keywordMatch;
-    const like = sql`${folded(sql`${pattern}`)} escape '\\'`;
+    const like = sql`${folded(sql`${pattern}`)} ${ESCAPE}`;
     q = q.where((eb) => {
       const text = eb.or([
         eb(folded(sql`name`), 'like', like),
@@ -254,7 +251,7 @@ export function pageQuery(db: Db, f: ListFilter, sort: Sort, limit: number, offs
   } else {
     ids = ordered(filtered().select('id'), sort).limit(limit).offset(offset);
   }
-  return ordered(db.selectFrom('channels').where('id', 'in', ids), sort);
+  return ordered(db.selectFrom('channels').where('id', 'in', inLimited(db, ids, 'id')), sort);
 }
 
 /**

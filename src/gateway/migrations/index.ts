@@ -1,12 +1,13 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { idType, type DialectName } from '../../kit/db/index.js';
+import { doubleType, idPrimaryKey, idType, textDefault, uniqueWhereNull, type DialectName } from '../../kit/db/index.js';
 import { importMapMigration } from '../../kit/db/import-map.js';
 
 /** Gateway migrations, applied in name order at start. */
 export function gatewayMigrations(dialect: DialectName): Record<string, Migration> {
   const id = idType(dialect);
-  const pk = (c: any) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey());
-  const real = dialect === 'postgres' ? 'double precision' : 'real';
+  const pk = idPrimaryKey(dialect);
+  const real = doubleType(dialect);
+  const text = (value: string) => textDefault(dialect, value);
   return {
     '0001_meta': {
       async up(db: Kysely<any>) {
@@ -71,25 +72,25 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
           .addColumn('created_time', 'bigint', (c) => c.notNull())
           .addColumn('test_time', 'bigint', (c) => c.notNull().defaultTo(0))
           .addColumn('response_time', 'bigint', (c) => c.notNull().defaultTo(0))
-          .addColumn('base_url', 'text', (c) => c.notNull().defaultTo(''))
-          .addColumn('other', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('base_url', 'text', (c) => c.notNull().defaultTo(text('')))
+          .addColumn('other', 'text', (c) => c.notNull().defaultTo(text('')))
           .addColumn('balance', real, (c) => c.notNull().defaultTo(0))
           .addColumn('balance_updated_time', 'bigint', (c) => c.notNull().defaultTo(0))
-          .addColumn('models', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('models', 'text', (c) => c.notNull().defaultTo(text('')))
           .addColumn('group', 'varchar(255)', (c) => c.notNull().defaultTo('default'))
           .addColumn('used_quota', 'bigint', (c) => c.notNull().defaultTo(0))
           .addColumn('model_mapping', 'text')
           .addColumn('status_code_mapping', 'text')
           .addColumn('priority', 'bigint', (c) => c.notNull().defaultTo(0))
           .addColumn('auto_ban', 'integer', (c) => c.notNull().defaultTo(1))
-          .addColumn('other_info', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('other_info', 'text', (c) => c.notNull().defaultTo(text('')))
           .addColumn('tag', 'varchar(255)')
           .addColumn('setting', 'text')
           .addColumn('param_override', 'text')
           .addColumn('header_override', 'text')
           .addColumn('remark', 'varchar(255)')
-          .addColumn('channel_info', 'text', (c) => c.notNull().defaultTo('{}'))
-          .addColumn('settings', 'text', (c) => c.notNull().defaultTo(''))
+          .addColumn('channel_info', 'text', (c) => c.notNull().defaultTo(text('{}')))
+          .addColumn('settings', 'text', (c) => c.notNull().defaultTo(text('')))
           .execute();
         for (const col of ['name', 'tag', 'status', 'type', 'priority']) {
           await db.schema.createIndex(`channels_${col}_idx`).on('channels').column(col).execute();
@@ -144,7 +145,7 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
           .addColumn('deleted_at', 'bigint')
           .execute();
         // Unique among live rows only (soft delete keeps old names around).
-        await sql`create unique index prefill_groups_name_live on prefill_groups (name) where deleted_at is null`.execute(db);
+        await uniqueWhereNull(db, 'prefill_groups_name_live', 'prefill_groups', 'name', 'deleted_at', 'varchar(64)');
       },
     },
     '0005_list_indexes': {
@@ -156,7 +157,9 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
     },
     '0006_keyword_index': {
       async up(db: Kysely<any>) {
-        await (dialect === 'sqlite' ? sqliteKeywordIndex(db) : postgresKeywordIndex(db));
+        // MySQL: no index; its LIKE '%…%' scans (docs/differences.md).
+        if (dialect === 'sqlite') await sqliteKeywordIndex(db);
+        if (dialect === 'postgres') await postgresKeywordIndex(db);
       },
     },
     '0007_keyword_vocab': {

@@ -82,12 +82,12 @@ export async function versionTaskCounts(db: Db, key: string) {
  */
 export async function createTaskWithinBudget(
   db: Db,
-  postgres: boolean,
+  lockRows: boolean,
   t: { plugin_key: string; plugin_version: string; owner_id: number; owner_name: string; input: string },
   limit: number,
 ): Promise<TaskPluginTaskTable | null> {
   return db.transaction().execute(async (trx) => {
-    if (postgres) await trx.selectFrom('staff').select('id').where('id', '=', t.owner_id).forUpdate().execute();
+    if (lockRows) await trx.selectFrom('staff').select('id').where('id', '=', t.owner_id).forUpdate().execute();
     const n = await trx
       .selectFrom('task_plugin_tasks')
       .select((eb) => eb.fn.countAll().as('n'))

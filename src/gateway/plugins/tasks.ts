@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { locksRows } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import { ok } from '../../kit/http/envelope.js';
 import { staffOf } from '../auth.js';
@@ -120,7 +121,7 @@ export class TaskRunner implements RouteRunner {
       const limit = this.ctx.config.gateway.pluginMaxInFlight;
       const row = await createTaskWithinBudget(
         this.ctx.db,
-        this.ctx.database.dialect === 'postgres',
+        locksRows(this.ctx.database.dialect),
         { plugin_key: pkg.manifest.key, plugin_version: pkg.manifest.version, owner_id: identity.id, owner_name: identity.name, input: JSON.stringify(base.body) },
         limit,
       );

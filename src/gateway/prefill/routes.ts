@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { implement } from '../../contract/types.js';
-import { isUniqueViolation } from '../../kit/db/index.js';
+import { insertedId, isUniqueViolation } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import { ok } from '../../kit/http/envelope.js';
 import { audit } from '../audit/store.js';
@@ -14,6 +14,9 @@ const Fields = {
   items: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 10000 }), Type.String({ maxLength: 1_000_000 })])),
   description: Type.Optional(Type.String({ maxLength: 255 })),
 };
+
+/** The table's columns (on MySQL it also holds the generated column of its unique index, not shown). */
+const COLUMNS = ['id', 'name', 'type', 'items', 'description', 'created_time', 'updated_time', 'deleted_at'] as const;
 
 function viewOf(r: PrefillGroupTable) {
   let items: unknown = [];
@@ -55,7 +58,7 @@ export function prefillRoutes(ctx: GatewayContext) {
     implement('G78', {
       schema: { querystring: Type.Object({ type: Type.Optional(Type.String({ maxLength: 32 })) }) },
       handler: async (req) => {
-        let q = live().selectAll().orderBy('updated_time', 'desc').orderBy('id', 'desc');
+        let q = live().select(COLUMNS).orderBy('updated_time', 'desc').orderBy('id', 'desc');
         if (req.query.type) q = q.where('type', '=', req.query.type);
         return ok((await q.execute()).map(viewOf));
       },
@@ -70,9 +73,9 @@ export function prefillRoutes(ctx: GatewayContext) {
         const values = { name, type, items: itemsOf(req.body.items), description: req.body.description ?? '', created_time: now, updated_time: now, deleted_at: null };
         const row = await unique(() =>
           ctx.db.transaction().execute(async (trx) => {
-            const r = await trx.insertInto('prefill_groups').values(values as never).returningAll().executeTakeFirstOrThrow();
-            await audit(trx, staffOf(req), 'G79', null, { prefill_group_id: Number(r.id), name });
-            return r;
+            const id = await insertedId(trx, trx.insertInto('prefill_groups').values(values as never));
+            await audit(trx, staffOf(req), 'G79', null, { prefill_group_id: id, name });
+            return trx.selectFrom('prefill_groups').select(COLUMNS).where('id', '=', id).executeTakeFirstOrThrow();
           }),
         );
         return ok(viewOf(row));
@@ -86,14 +89,14 @@ export function prefillRoutes(ctx: GatewayContext) {
         if (!name || !type) throw new AppError('PREFILL_GROUP_INVALID');
         const row = await unique(() =>
           ctx.db.transaction().execute(async (trx) => {
-            const r = await trx
+            const u = await trx
               .updateTable('prefill_groups')
               .set({ name, type, items: itemsOf(req.body.items), description: req.body.description ?? '', updated_time: nowSeconds() })
               .where('id', '=', req.body.id)
               .where('deleted_at', 'is', null)
-              .returningAll()
               .executeTakeFirst();
-            if (!r) throw new AppError('PREFILL_GROUP_NOT_FOUND');
+            if (Number(u.numUpdatedRows) === 0) throw new AppError('PREFILL_GROUP_NOT_FOUND');
+            const r = await trx.selectFrom('prefill_groups').select(COLUMNS).where('id', '=', req.body.id).executeTakeFirstOrThrow();
             await audit(trx, staffOf(req), 'G80', null, { prefill_group_id: req.body.id, name });
             return r;
           }),

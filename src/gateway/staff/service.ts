@@ -3,7 +3,7 @@ import { GATEWAY_PERMISSIONS } from '../../config/index.js';
 import { seal } from '../../kit/crypto/aead.js';
 import { openSealed, sealingTransaction } from '../sealing.js';
 import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
-import { isUniqueViolation } from '../../kit/db/index.js';
+import { insertedId, isUniqueViolation } from '../../kit/db/index.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { Kysely } from 'kysely';
 import type { GatewayDB } from '../db.js';
@@ -61,15 +61,14 @@ export class StaffService {
     for (const p of permissions) if (!isPermission(p)) throw new Error(`unknown permission ${p}`);
     try {
       return await this.ctx.db.transaction().execute(async (trx) => {
-        const row = await trx
-          .insertInto('staff')
-          .values({ name, kind: role === 'service' ? 'service' : 'staff', role, totp_secret: null, totp_last_step: 0, created_at: nowSeconds() } as never)
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const id = await insertedId(
+          trx,
+          trx.insertInto('staff').values({ name, kind: role === 'service' ? 'service' : 'staff', role, totp_secret: null, totp_last_step: 0, created_at: nowSeconds() } as never),
+        );
         for (const permission of permissions) {
-          await trx.insertInto('staff_permissions').values({ staff_id: Number(row.id), permission, effect: 'grant' }).execute();
+          await trx.insertInto('staff_permissions').values({ staff_id: id, permission, effect: 'grant' }).execute();
         }
-        return Number(row.id);
+        return id;
       });
     } catch (e) {
       if (isUniqueViolation(e)) throw new Error(`an identity named ${name} already exists`);

@@ -5,8 +5,9 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { attachReadThread, ReadThread } from './read-thread.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
+import { binaryCollation, MysqlTableOptionsPlugin, openMysql } from './mysql.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
 export interface Database<DB> {
   db: Kysely<DB>;
@@ -24,7 +25,7 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 pg.types.setTypeParser(1700, (v: string) => Number(v));
 
 export interface OpenOptions {
-  /** PostgreSQL: connections in the pool (default 10). */
+  /** PostgreSQL and MySQL: connections in the pool (default 10). */
   poolSize?: number;
   /** SQLite file: a worker thread with its own connection serves readOffThread() (read-thread.ts). */
   readThread?: boolean;
@@ -38,7 +39,8 @@ const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * Opens a database from a URL: sqlite:///abs/path, sqlite://relative/path, sqlite://:memory: or
- * postgres://… (optional ?schema=NAME to keep tables in their own schema, created when missing).
+ * postgres://… (optional ?schema=NAME to keep tables in their own schema, created when missing) or
+ * mysql://user:password@host:port/NAME (or ?database=NAME; MySQL 8 and MariaDB 10.11+, see mysql.ts).
  */
 export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Promise<Database<DB>> {
   if (url.startsWith('sqlite://')) {
@@ -103,14 +105,25 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
       },
     };
   }
-  throw new Error('database URL: only sqlite:// and postgres:// are supported');
+  if (url.startsWith('mysql://')) {
+    const db = await openMysql<DB>(url, opts.poolSize ?? 10, opts.readOnly);
+    return {
+      db,
+      dialect: 'mysql',
+      close: () => db.destroy(),
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+    };
+  }
+  throw new Error('database URL: only sqlite://, postgres:// and mysql:// are supported');
 }
 
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
 
 /**
  * The better-sqlite3 handle (with its statement cache) behind a Kysely instance made by openDatabase; undefined
- * for PostgreSQL and for transactions (a Transaction is a different instance).
+ * for PostgreSQL, MySQL and transactions (a Transaction is a different instance).
  */
 export function sqliteHandleOf(db: object): SQLite.Database | undefined {
   return sqliteHandles.get(db);
@@ -154,8 +167,10 @@ export function cachingStatements(handle: SQLite.Database): SQLite.Database {
 /** Applies every pending migration of one deployable, in name order, inside its own bookkeeping tables. */
 export async function migrate(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
+  // MySQL: the tables a migration creates get InnoDB, utf8mb4 and a binary collation (mysql.ts).
+  const db = database.dialect === 'mysql' ? database.db.withPlugin(new MysqlTableOptionsPlugin(await binaryCollation(database.db))) : database.db;
   const migrator = new Migrator({
-    db: database.db,
+    db,
     // Kysely looks for its bookkeeping tables across all schemas unless told which one is ours.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider,
@@ -169,13 +184,10 @@ export async function migrate(database: Database<any>, tablePrefix: string, migr
   }
 }
 
-/** Column type helpers that differ between dialects. */
-export function idType(dialect: DialectName) {
-  return dialect === 'postgres' ? 'bigserial' : 'integer';
-}
-
 /** True for a unique-constraint violation on any supported dialect. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string };
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505';
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505' || e?.code === 'ER_DUP_ENTRY';
 }
+
+export * from './dialect.js';

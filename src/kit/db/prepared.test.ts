@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql, type Generated, type Kysely } from 'kysely';
-import { eachDatabase, freshSchema } from '../../../test/helpers/services.js';
+import { eachDatabase, freshDatabase } from '../../../test/helpers/services.js';
 import { openDatabase, type Database } from './index.js';
 import { prepared } from './prepared.js';
 
@@ -19,9 +19,9 @@ eachDatabase('prepared queries', (v) => {
   let drop = async () => {};
   before(async () => {
     let url = 'sqlite://:memory:';
-    if (v.postgresUrl) ({ url, drop } = freshSchema(v.postgresUrl));
+    if (v.name !== 'sqlite') ({ url, drop } = freshDatabase(v, ''));
     database = await openDatabase<T>(url);
-    const id = v.name === 'postgres' ? 'serial primary key' : 'integer primary key';
+    const id = { postgres: 'serial primary key', mysql: 'integer auto_increment primary key', sqlite: 'integer primary key' }[v.name];
     await sql.raw(`create table items (id ${id}, owner integer not null, status varchar(16) not null, n integer not null)`).execute(database.db);
     await database.db
       .insertInto('items')

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sql, type Generated } from 'kysely';
-import { eachDatabase, freshSchema, tempDir } from '../../../test/helpers/services.js';
+import { eachDatabase, freshDatabase, tempDir } from '../../../test/helpers/services.js';
 import { openDatabase, type Database } from './index.js';
 import { ReadThread, ReadThreadError, readOffThread } from './read-thread.js';
 
@@ -21,10 +21,10 @@ eachDatabase('readOffThread', (v) => {
   const items = () => database.db.selectFrom('items').select(['id', 'label', 'score', 'data']).orderBy('id');
 
   before(async () => {
-    let url = `sqlite://${dir}/x.sqlite`;
-    if (v.postgresUrl) ({ url, drop } = freshSchema(v.postgresUrl));
+    const { url, drop: dropIt } = freshDatabase(v, `${dir}/x.sqlite`);
+    drop = dropIt;
     database = await openDatabase<T>(url, { readThread: true });
-    const id = v.name === 'postgres' ? 'serial primary key' : 'integer primary key';
+    const id = { postgres: 'serial primary key', mysql: 'integer auto_increment primary key', sqlite: 'integer primary key' }[v.name];
     const blob = v.name === 'postgres' ? 'bytea' : 'blob';
     await sql.raw(`create table items (id ${id}, label text, score double precision not null, data ${blob})`).execute(database.db);
     await database.db
