@@ -5,7 +5,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { buildEdgeApp } from '../../src/edge/app.js';
 import { registerEdgeCommands } from '../../src/edge/cli.js';
 import { captureLog } from './log-capture.js';
-import { freshSchema, tempDir, type Variant } from './services.js';
+import { freshDatabase, tempDir, type Variant } from './services.js';
 
 export interface EdgeReply {
   status: number;
@@ -22,13 +22,7 @@ export type EdgeServer = Awaited<ReturnType<typeof startEdge>>;
  */
 export async function startEdge(variant: Variant, opts: { env?: Record<string, string> } = {}) {
   const dataDir = tempDir('edge-test-');
-  let drop = async () => {};
-  let databaseUrl = `sqlite://${dataDir}/edge.sqlite`;
-  if (variant.name === 'postgres') {
-    const s = freshSchema(variant.postgresUrl!);
-    databaseUrl = s.url;
-    drop = s.drop;
-  }
+  const { url: databaseUrl, drop } = freshDatabase(variant, `${dataDir}/edge.sqlite`);
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     EDGE_DATABASE_URL: databaseUrl,

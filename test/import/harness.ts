@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { registerImportCommands } from '../../src/import/cli.js';
 import { createGatewayContext } from '../../src/gateway/app.js';
-import { freshSchema, type Variant } from '../helpers/services.js';
+import { freshDatabase, type Variant } from '../helpers/services.js';
 import { SESSION_SECRET, type AccountServer } from '../helpers/account.js';
 import { createNewApiDb, type NewApiDb } from './new-api-source.js';
 
@@ -15,8 +15,7 @@ export const PASSKEY_ENV = { PASSKEY_ENABLED: 'true', PASSKEY_RP_ID: 'localhost'
 export async function databases(v: Variant, s: AccountServer) {
   const drops: (() => Promise<void>)[] = [];
   const url = (file: string) => {
-    if (v.name === 'sqlite') return `sqlite://${s.dataDir}/${file}`;
-    const f = freshSchema(v.postgresUrl!);
+    const f = freshDatabase(v, `${s.dataDir}/${file}`);
     drops.push(f.drop);
     return f.url;
   };

@@ -10,6 +10,8 @@ import { databases, importCli, line, openGateway } from './harness.js';
 async function refuseBoom(db: Kysely<any>, dialect: string, table: string, column: string) {
   if (dialect === 'sqlite') {
     await sql.raw(`CREATE TRIGGER ${table}_boom BEFORE INSERT ON ${table} WHEN NEW.${column} = 'boom' BEGIN SELECT RAISE(ABORT, 'boom row refused'); END`).execute(db);
+  } else if (dialect === 'mysql') {
+    await sql.raw(`CREATE TRIGGER ${table}_boom BEFORE INSERT ON ${table} FOR EACH ROW BEGIN IF NEW.${column} = 'boom' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'boom row refused'; END IF; END`).execute(db);
   } else {
     await sql.raw(`CREATE FUNCTION ${table}_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.${column} = 'boom' THEN RAISE EXCEPTION 'boom row refused'; END IF; RETURN NEW; END $$`).execute(db);
     await sql.raw(`CREATE TRIGGER ${table}_boom BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_boom()`).execute(db);
@@ -17,7 +19,7 @@ async function refuseBoom(db: Kysely<any>, dialect: string, table: string, colum
 }
 
 async function dropBoom(db: Kysely<any>, dialect: string, table: string) {
-  await sql.raw(dialect === 'sqlite' ? `DROP TRIGGER ${table}_boom` : `DROP TRIGGER ${table}_boom ON ${table}`).execute(db);
+  await sql.raw(dialect === 'postgres' ? `DROP TRIGGER ${table}_boom ON ${table}` : `DROP TRIGGER ${table}_boom`).execute(db);
 }
 
 eachDatabase('import new-api: a failing batch', (v) => {

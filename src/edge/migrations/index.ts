@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { idType, type DialectName } from '../../kit/db/index.js';
+import { idPrimaryKey, idType, type DialectName } from '../../kit/db/index.js';
 
 /** Edge migrations, applied in name order at start (own bookkeeping tables edge_migrations*). */
 export function edgeMigrations(dialect: DialectName): Record<string, Migration> {
   const id = idType(dialect) as 'integer';
-  const pk = (c: any) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey());
+  const pk = idPrimaryKey(dialect);
   return {
     '0001_identities': {
       async up(db: Kysely<any>) {

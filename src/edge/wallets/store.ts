@@ -13,12 +13,18 @@ export async function credit(db: Db, ownerId: number, amount: number) {
     .values({ owner_id: ownerId, wallet_id: crypto.randomUUID(), balance: 0, reserved: 0, revision: 0, updated_at: nowSeconds() })
     .onConflict((oc) => oc.column('owner_id').doNothing())
     .execute();
-  return db
+  const r = await db
     .updateTable('edge_wallets')
     .set((eb) => ({ balance: eb('balance', '+', amount), revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
     .where('owner_id', '=', ownerId)
-    .returningAll()
     .executeTakeFirstOrThrow();
+  return (await afterUpdate(db, ownerId, r.numUpdatedRows))!;
+}
+
+// The wallet as the update left it (no RETURNING: MySQL has none). The row stays locked by the update
+// until the caller's transaction ends, so the read sees exactly that change.
+async function afterUpdate(db: Db, ownerId: number, changed: bigint) {
+  return changed > 0n ? walletOf(db, ownerId) : undefined;
 }
 
 /**
@@ -26,11 +32,11 @@ export async function credit(db: Db, ownerId: number, amount: number) {
  * concurrent reservations never overdraw. Returns the wallet after the change, or undefined.
  */
 export async function reserve(db: Db, ownerId: number, amount: number) {
-  return db
+  const r = await db
     .updateTable('edge_wallets')
     .set((eb) => ({ reserved: eb('reserved', '+', amount), revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
     .where('owner_id', '=', ownerId)
     .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', amount))
-    .returningAll()
-    .executeTakeFirst();
+    .executeTakeFirstOrThrow();
+  return afterUpdate(db, ownerId, r.numUpdatedRows);
 }
