@@ -119,6 +119,8 @@ test('account console: register, TOTP, passkey, sessions', { skip }, async () =>
     await screenshot(page2, 'account-sessions', { readme: true });
     await page2.locator('tr[data-current="false"]').getByRole('button', { name: /Revoke/ }).click();
     await page2.getByText('1 sessions revoked.').waitFor();
+    // The list is read again after the revocation: wait for that render, then count.
+    await page2.locator('tr[data-current="false"]').waitFor({ state: 'detached' });
     assert.equal(await rows.count(), 1);
 
     // The first device is signed out on its next request.

@@ -1,3 +1,4 @@
+import { transactionWithRetry } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
@@ -56,7 +57,7 @@ export class BulkService {
   /** G13: sets (or clears with null/empty) the tag of the given channels. */
   async batchTag(actor: Actor, ids: number[], tag: string | null) {
     const value = tag?.trim() ? tag.trim() : null;
-    return this.ctx.db.transaction().execute(async (trx) => {
+    return transactionWithRetry(this.ctx.db, async (trx) => {
       const rows = await this.lockedIds(trx, { ids: [...new Set(ids)] });
       await updateChannels(trx, rows, { tag: value });
       await rebuildAbilities(trx, rows.map((r) => ({ ...r, tag: value })));
@@ -82,7 +83,7 @@ export class BulkService {
     if (e.groups?.trim()) set.group = groupText(e.groups);
     if (typeof e.param_override === 'string') set.param_override = normalizeJson(e.param_override);
     if (typeof e.header_override === 'string') set.header_override = normalizeJson(e.header_override);
-    return this.ctx.db.transaction().execute(async (trx) => {
+    return transactionWithRetry(this.ctx.db, async (trx) => {
       const rows = await this.lockedIds(trx, { tag });
       if (Object.keys(set).length) await updateChannels(trx, rows, set);
       await rebuildAbilities(trx, rows.map((r) => ({ ...r, ...(set as object) })));
@@ -125,15 +126,16 @@ export class BulkService {
       if (build) await sql`drop index if exists abilities_group_model_idx`.execute(db);
       let last = 0;
       for (;;) {
-        const n = await db.transaction().execute(async (trx) => {
+        // A chunk that loses a deadlock to a concurrent channel write runs again, so it only reports back.
+        const chunk = await transactionWithRetry(db, async (trx) => {
           let q = trx.selectFrom('channels').select(ABILITY_COLUMNS).where('id', '>', last).orderBy('id').limit(FIX_CHUNK);
           if (lockable(this.ctx.database.dialect)) q = q.forUpdate();
           const rows = await q.execute();
-          if (rows.length === 0) return 0;
+          if (rows.length === 0) return { n: 0, last, rewritten: 0 };
           const first = Number(rows[0]!.id);
-          last = Number(rows[rows.length - 1]!.id);
+          const end = Number(rows[rows.length - 1]!.id);
           const channels = rows.map((r) => ({ ...r, id: Number(r.id) }));
-          const existing = await trx.selectFrom('abilities').selectAll().where('channel_id', '>=', first).where('channel_id', '<=', last).execute();
+          const existing = await trx.selectFrom('abilities').selectAll().where('channel_id', '>=', first).where('channel_id', '<=', end).execute();
           // Only channels whose rows differ from what they imply are rewritten, so a repair of a healthy
           // index is read-mostly.
           const byChannel = new Map<number, AbilityTable[]>();
@@ -144,11 +146,12 @@ export class BulkService {
           }
           const stale = channels.filter((c) => fingerprint(abilityRows(c)) !== fingerprint(byChannel.get(c.id) ?? []));
           await rebuildAbilities(trx, stale);
-          rewritten += stale.length;
-          return rows.length;
+          return { n: rows.length, last: end, rewritten: stale.length };
         });
-        if (n === 0) break;
-        success += n;
+        if (chunk.n === 0) break;
+        last = chunk.last;
+        rewritten += chunk.rewritten;
+        success += chunk.n;
       }
       const orphans = await db
         .deleteFrom('abilities')

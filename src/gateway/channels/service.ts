@@ -1,3 +1,4 @@
+import { transactionWithRetry } from '../../kit/db/index.js';
 import { seal } from '../../kit/crypto/aead.js';
 import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
@@ -45,7 +46,7 @@ export class ChannelService {
   }
 
   private tx<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
-    return this.ctx.db.transaction().execute(fn);
+    return transactionWithRetry(this.ctx.db, fn);
   }
 
   private lock() {

@@ -191,3 +191,4 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 export * from './dialect.js';
+export * from './retry.js';

@@ -10,43 +10,49 @@ import { mysqlDatabaseName } from './mysql.js';
 const skip = MYSQL_URL ? false : 'TEST_MYSQL_URL not set: MySQL-only suite skipped (CI sets it)';
 
 describe('MySQL/MariaDB databases', { skip }, () => {
-  test('both services migrate a fresh database (twice: the second run applies nothing) into binary-collated InnoDB tables', async () => {
-    const fresh = freshMysqlDatabase(MYSQL_URL);
-    const d = await openDatabase<any>(fresh.url);
+  test('each service migrates a fresh database (twice: the second run applies nothing) into binary-collated InnoDB tables', async () => {
+    const freshA = freshMysqlDatabase(MYSQL_URL);
+    const freshG = freshMysqlDatabase(MYSQL_URL);
+    const a = await openDatabase<any>(freshA.url);
+    const g = await openDatabase<any>(freshG.url);
     try {
-      assert.equal(d.dialect, 'mysql');
+      assert.equal(a.dialect, 'mysql');
       for (let i = 0; i < 2; i++) {
-        await migrate(d, 'account', accountMigrations(d.dialect));
-        await migrate(d, 'gateway', gatewayMigrations(d.dialect));
+        await migrate(a, 'account', accountMigrations(a.dialect));
+        await migrate(g, 'gateway', gatewayMigrations(g.dialect));
       }
-      const tables = await sql<{ name: string; engine: string; collation: string }>`select table_name as name, engine, table_collation as collation
-        from information_schema.tables where table_schema = database()`.execute(d.db);
-      assert.ok(tables.rows.some((t) => t.name === 'channels') && tables.rows.some((t) => t.name === 'users'));
-      for (const t of tables.rows) {
-        assert.equal(t.engine, 'InnoDB', t.name);
-        assert.match(t.collation, /^utf8mb4_.*bin$/, t.name);
+      for (const [d, table] of [[a, 'users'], [g, 'channels']] as const) {
+        const tables = await sql<{ name: string; engine: string; collation: string }>`select table_name as name, engine, table_collation as collation
+          from information_schema.tables where table_schema = database()`.execute(d.db);
+        assert.ok(tables.rows.some((t) => t.name === table), table);
+        for (const t of tables.rows) {
+          assert.equal(t.engine, 'InnoDB', t.name);
+          assert.match(t.collation, /^utf8mb4_.*bin$/, t.name);
+        }
       }
       // Names that differ only in case (or a trailing space, with a NO PAD collation) are different names.
       const user = { display_name: '', role: 1, status: 1, group: 'default', auth_version: 1, created_at: 0 };
-      await d.db.insertInto('users').values({ ...user, username: 'Alice', aff_code: 'a1' }).execute();
-      await d.db.insertInto('users').values({ ...user, username: 'alice', aff_code: 'A1' }).execute();
-      assert.deepEqual((await d.db.selectFrom('users').select('username').where('username', '=', 'alice').execute()).map((r) => r.username), ['alice']);
-      await assert.rejects(d.db.insertInto('users').values({ ...user, username: 'alice', aff_code: 'b1' }).execute(), { code: 'ER_DUP_ENTRY' });
+      await a.db.insertInto('users').values({ ...user, username: 'Alice', aff_code: 'a1' }).execute();
+      await a.db.insertInto('users').values({ ...user, username: 'alice', aff_code: 'A1' }).execute();
+      assert.deepEqual((await a.db.selectFrom('users').select('username').where('username', '=', 'alice').execute()).map((r) => r.username), ['alice']);
+      await assert.rejects(a.db.insertInto('users').values({ ...user, username: 'alice', aff_code: 'b1' }).execute(), { code: 'ER_DUP_ENTRY' });
       // Soft-deleted prefill groups free their name (MySQL: a generated column carries the partial unique index).
       const group = { type: 'model', items: '[]', created_time: 0, updated_time: 0 };
-      await d.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: 5 }).execute();
-      await d.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: null }).execute();
-      await assert.rejects(d.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: null }).execute(), { code: 'ER_DUP_ENTRY' });
+      await g.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: 5 }).execute();
+      await g.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: null }).execute();
+      await assert.rejects(g.db.insertInto('prefill_groups').values({ ...group, name: 'g', deleted_at: null }).execute(), { code: 'ER_DUP_ENTRY' });
       // Unlimited text is MEDIUMTEXT (TEXT stops at 64 KB); TEXT columns keep their defaults.
       const types = await sql<{ t: string }>`select data_type as t from information_schema.columns
-        where table_schema = database() and table_name = 'channels' and column_name in ('key', 'models')`.execute(d.db);
+        where table_schema = database() and table_name = 'channels' and column_name in ('key', 'models')`.execute(g.db);
       assert.deepEqual(types.rows.map((r) => r.t), ['mediumtext', 'mediumtext']);
-      await d.db.insertInto('channels').values({ type: 1, key: 'k', created_time: 0 }).execute();
-      const ch = await d.db.selectFrom('channels').select(['base_url', 'channel_info', 'balance']).executeTakeFirstOrThrow();
+      await g.db.insertInto('channels').values({ type: 1, key: 'k', created_time: 0 }).execute();
+      const ch = await g.db.selectFrom('channels').select(['base_url', 'channel_info', 'balance']).executeTakeFirstOrThrow();
       assert.deepEqual(ch, { base_url: '', channel_info: '{}', balance: 0 });
     } finally {
-      await d.close();
-      await fresh.drop();
+      await a.close();
+      await g.close();
+      await freshA.drop();
+      await freshG.drop();
     }
   });
 

@@ -15,12 +15,15 @@ export function ChannelForm({ id, onClose, onSaved }: { id: number | null; onClo
   const [keyMode, setKeyMode] = useState('replace');
   const [multiKey, setMultiKey] = useState(false);
   const { busy, error, run } = useAction();
+  // Editing: the fields stay disabled until the channel is loaded, so nothing typed is overwritten by it.
+  const [loaded, setLoaded] = useState(id === null);
   useEffect(() => {
     if (id === null) return;
     run(async () => {
       const c = await api.call('G05', { params: { id } });
       setMultiKey(!!c.channel_info?.is_multi_key);
       setF({ name: c.name ?? '', type: String(c.type ?? 1), key: '', base_url: c.base_url ?? '', models: c.models ?? '', group: c.group ?? 'default', priority: String(c.priority ?? 0), weight: String(c.weight ?? 0), tag: c.tag ?? '' });
+      setLoaded(true);
     });
   }, [id]);
   const set = (k: keyof typeof EMPTY) => (e: any) => setF({ ...f, [k]: e.currentTarget.value });
@@ -49,6 +52,7 @@ export function ChannelForm({ id, onClose, onSaved }: { id: number | null; onClo
   return (
     <Dialog title={id === null ? t('new_channel') : t('edit_title', { id })} onClose={onClose}>
       <form onSubmit={submit}>
+        <fieldset disabled={!loaded} class="plain">
         {id === null && (
           <div class="row">
             <Select label={t('mode')} value={mode} onChange={(e) => setMode(e.currentTarget.value)} options={[['single', t('single')], ['batch', t('batch')], ['multi_to_single', t('multi_to_single')]]} />
@@ -69,9 +73,10 @@ export function ChannelForm({ id, onClose, onSaved }: { id: number | null; onClo
           <Field label={t('priority')} name="priority" type="number" value={f.priority} onInput={set('priority')} />
           <Field label={t('weight')} name="weight" type="number" min={0} value={f.weight} onInput={set('weight')} />
         </div>
+        </fieldset>
         <ErrorBox error={error} />
         <div class="row">
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={busy || !loaded}>
             {t('save')}
           </button>
           <button type="button" class="secondary" onClick={onClose}>
