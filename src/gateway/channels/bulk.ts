@@ -153,10 +153,9 @@ export class BulkService {
         rewritten += chunk.rewritten;
         success += chunk.n;
       }
-      const orphans = await db
-        .deleteFrom('abilities')
-        .where('channel_id', 'not in', (eb) => eb.selectFrom('channels').select('id'))
-        .executeTakeFirst();
+      const orphans = await transactionWithRetry(db, (trx) =>
+        trx.deleteFrom('abilities').where('channel_id', 'not in', (eb) => eb.selectFrom('channels').select('id')).executeTakeFirst(),
+      );
       fails = 0;
       await audit(db, actor, 'G18', null, { success, rewritten, orphans_removed: Number(orphans.numDeletedRows) });
     } finally {
