@@ -88,6 +88,10 @@ eachDatabase('task plugins', (v) => {
   test('GS03 lists the tasks of every plugin, newest first, with filters; /api/task/ answers the same without a redirect', async () => {
     const a = await alice.post(`${ECHO}/submit`, { model: 'echo-video-1', prompt: 'listed one', duration_ms: 1 });
     const b = await bob.post(`${ECHO}/submit`, { model: 'echo-video-1', prompt: 'listed two', duration_ms: 1 });
+    // Both finished first, so the two reads compared below see the same rows.
+    for (const [c, r] of [[alice, a], [bob, b]] as const) {
+      await until(() => c.get(`${ECHO}/tasks/${r.json.data.task_id}`), (x) => x.json?.data?.status === 'succeeded');
+    }
     const all = await alice.get('/api/task?plugin=example-echo-video&page_size=100');
     assert.equal(all.status, 200, all.text);
     const ids = all.json.data.items.map((t: any) => t.task_id);

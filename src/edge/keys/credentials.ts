@@ -8,7 +8,10 @@ export const CREDENTIAL_PREFIX = 'svc_sk_';
 const FORMAT = /^svc_sk_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
 export function newCredential(): { keyId: string; secret: string; token: string } {
-  const keyId = crypto.randomBytes(16).toString('base64url');
+  // A keyId never starts with '-': on a command line (`edge key revoke <keyId>`) it would read as an option.
+  let keyId: string;
+  do keyId = crypto.randomBytes(16).toString('base64url');
+  while (keyId.startsWith('-'));
   const secret = crypto.randomBytes(32).toString('base64url');
   return { keyId, secret, token: `${CREDENTIAL_PREFIX}${keyId}.${secret}` };
 }
