@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { Command } from 'commander';
 import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { buildEdgeApp } from '../../src/edge/app.js';
 import { registerEdgeCommands } from '../../src/edge/cli.js';
+import { runCli } from './cli.js';
 import { captureLog } from './log-capture.js';
 import { freshDatabase, tempDir, type Variant } from './services.js';
 
@@ -62,23 +62,9 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
 
   /** Runs edge CLI commands in this process on their own database connection; stdout lines and the error. */
   async function cli(...args: string[]) {
-    const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
-    registerEdgeCommands(program, () => {
-      const c = loadConfig({ ...env, LOG_LEVEL: 'warn' });
-      return { config: c, runtime: createRuntime(c, { write: () => {} }) };
-    });
-    const lines: string[] = [];
-    const original = console.log;
-    console.log = (line: string) => lines.push(...String(line).split('\n'));
-    try {
-      await program.parseAsync(args, { from: 'user' });
-      return { lines, error: null as string | null };
-    } catch (e) {
-      return { lines, error: (e as Error).message };
-    } finally {
-      console.log = original;
-      cliOutput.push(...lines);
-    }
+    const r = await runCli(registerEdgeCommands, env, args);
+    cliOutput.push(...r.lines);
+    return r;
   }
 
   return {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { Command } from 'commander';
 import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { registerImportCommands } from '../../src/import/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { createGatewayContext } from '../../src/gateway/app.js';
 import { freshDatabase, type Variant } from '../helpers/services.js';
 import { SESSION_SECRET, type AccountServer } from '../helpers/account.js';
@@ -37,23 +37,9 @@ export async function databases(v: Variant, s: AccountServer) {
 
 /** Runs `import new-api …` in this process against the server's account database and `gatewayUrl`. */
 export async function importCli(s: AccountServer, gatewayUrl: string, ...args: string[]) {
-  const env = { DATA_DIR: s.dataDir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, GATEWAY_DATABASE_URL: gatewayUrl, SESSION_SECRET, PASSKEY_RP_ID: 'localhost', LOG_LEVEL: 'warn' };
-  const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
-  registerImportCommands(program, () => {
-    const config = loadConfig(env);
-    return { config, runtime: createRuntime(config, { write: () => {} }) };
-  });
-  const lines: string[] = [];
-  const log = console.log;
-  console.log = (line: string) => lines.push(...String(line).split('\n'));
-  try {
-    await program.parseAsync(['import', 'new-api', ...args], { from: 'user' });
-    return { text: lines.join('\n'), error: null as string | null };
-  } catch (e) {
-    return { text: lines.join('\n'), error: (e as Error).message };
-  } finally {
-    console.log = log;
-  }
+  const env = { DATA_DIR: s.dataDir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, GATEWAY_DATABASE_URL: gatewayUrl, SESSION_SECRET, PASSKEY_RP_ID: 'localhost' };
+  const r = await runCli(registerImportCommands, env, ['import', 'new-api', ...args]);
+  return { text: r.lines.join('\n'), error: r.error };
 }
 
 /** Opens the gateway database as the gateway would (sealing key from DATA_DIR), for reading in a test. */
