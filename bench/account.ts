@@ -27,7 +27,7 @@ function headerOf(headers: Record<string, unknown>, name: string): unknown {
 }
 
 /** A real password login over HTTP; returns the access token and the refresh cookie value. */
-async function login(url: string, username: string, password: string) {
+export async function login(url: string, username: string, password: string) {
   const res = await fetch(`${url}/api/user/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: url },
@@ -39,7 +39,7 @@ async function login(url: string, username: string, password: string) {
   return { accessToken: json.data.access_token, refreshCookie: cookie };
 }
 
-async function inBatches<T>(n: number, width: number, fn: () => Promise<T>): Promise<T[]> {
+export async function inBatches<T>(n: number, width: number, fn: () => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   while (out.length < n) out.push(...(await Promise.all(Array.from({ length: Math.min(width, n - out.length) }, fn))));
   return out;

@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Pool } from 'undici';
-import { HEADER, LOAD, measure, row, startServer, stealMeter, stealNote, type Figures } from './lib.js';
+import { dropSchema, HEADER, LOAD, measure, row, startServer, stealMeter, stealNote, type Figures } from './lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CHANNELS = Number(process.env.BENCH_GATEWAY_CHANNELS ?? 100_000);
@@ -185,26 +184,8 @@ async function timed(name: string, fn: () => Promise<Response>): Promise<{ ms: n
   return { ms: performance.now() - t, body };
 }
 
-/**
- * Drops the bench's PostgreSQL schema (named by BENCH_GATEWAY_DATABASE_URL's required ?schema=), so every
- * run seeds the same data into empty tables and leaves nothing behind.
- */
-async function dropBenchSchema(url: string) {
-  const u = new URL(url);
-  const schema = u.searchParams.get('schema');
-  if (!schema || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('BENCH_GATEWAY_DATABASE_URL needs ?schema=NAME (a schema of its own, dropped before and after the run)');
-  u.searchParams.delete('schema');
-  const client = new pg.Client({ connectionString: u.toString() });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
-
 export async function gatewayBench(): Promise<string[]> {
-  if (DATABASE_URL) await dropBenchSchema(DATABASE_URL);
+  if (DATABASE_URL) await dropSchema(DATABASE_URL, 'BENCH_GATEWAY_DATABASE_URL');
   const lines = [`gateway: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${CHANNELS.toLocaleString('en-US')} channels (mixed types, tags, groups, 1–50 models each); p99 targets at ${RATE} req/s paced (Poisson, ≤ ${CONNECTIONS} connections, ${PACED_SECONDS} s measured)`];
   const bareServer = await startServer('bare');
   const bare = await measure({ name: 'bare Fastify hello-world JSON', url: `${bareServer.url}/` });
@@ -259,7 +240,7 @@ export async function gatewayBench(): Promise<string[]> {
     await bareServer.stop();
     await s.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (DATABASE_URL) await dropBenchSchema(DATABASE_URL);
+    if (DATABASE_URL) await dropSchema(DATABASE_URL, 'BENCH_GATEWAY_DATABASE_URL');
   }
   return lines;
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 
@@ -174,4 +175,22 @@ export function startServer(kind: string, env: Record<string, string> = {}): Pro
       });
     });
   });
+}
+
+/**
+ * Drops the bench's own PostgreSQL schema, named by the URL's required ?schema= (`name` is the variable the
+ * URL came from, for the error), so every run starts from empty tables and leaves nothing behind.
+ */
+export async function dropSchema(url: string, name: string) {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema');
+  if (!schema || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`${name} needs ?schema=NAME (a schema of its own, dropped before and after the run)`);
+  u.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: u.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
 }

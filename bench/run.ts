@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: bare Fastify baseline and the account cases, measured in one run with autocannon on
- * loopback, printed as req/s, p50/p99 and the ratio to the baseline. Then the gateway cases when
+ * loopback, printed as req/s, p50/p99 and the ratio to the baseline. Then cross-instance revocation on
+ * PostgreSQL + Redis (bench/revocation.ts; skipped when they are not reachable), the gateway cases when
  * bench/gateway.ts exists (it exports `gatewayBench(): Promise<string[]>`), and G33 over 1,000 channels against a
  * fake upstream (bench/channel-tests.ts). See docs/performance.md.
  */
@@ -13,6 +14,7 @@ import { BENCH_DIR, HEADER, LOAD, measure, row, startServer, type ServerChild } 
 import { accountBench, LOGIN_CONCURRENCY, sessionsRead } from './account.js';
 import { FLOOR_TOKEN } from './users.js';
 import { channelTestBench } from './channel-tests.js';
+import { revocationBench } from './revocation.js';
 
 const TARGET_READ = 0.6;
 const TARGET_LOGIN = 0.9;
@@ -67,6 +69,15 @@ async function main() {
   const failed = [bare, again, floor, acc.health, acc.read, acc.refresh, acc.login, acc.argon2].some((f) => f.failed > 0);
   if (failed) {
     console.log('some requests failed (see FAILED above): the figures of those cases are not valid');
+    process.exitCode = 1;
+  }
+
+  console.log('');
+  try {
+    const lines = process.env.BENCH_SKIP_REVOCATION === '1' ? ['revocation: skipped (BENCH_SKIP_REVOCATION=1)'] : await revocationBench();
+    for (const line of lines) console.log(line);
+  } catch (e) {
+    console.log(`revocation: failed: ${e instanceof Error ? e.message : String(e)}`);
     process.exitCode = 1;
   }
 

@@ -6,7 +6,9 @@
  *            without logging or hooks, a bearer looked up in a map (like a verified-token cache hit), one
  *            prepared better-sqlite3 query of the same shape as the real one, the envelope. Not a product
  *            path: it shows how close to bare Fastify such a read can get at all on this machine.
- *   account  the real account app (buildAccountApp) on a temp SQLite DATA_DIR, with the bench users
+ *   account  the real account app (buildAccountApp) on a temp SQLite DATA_DIR, with the bench users; or, for
+ *            bench/revocation.ts, on BENCH_ACCOUNT_DATABASE_URL with BENCH_REDIS_URL (+ BENCH_REDIS_KEY_PREFIX),
+ *            BENCH_SESSION_SECRET, and BENCH_CREATE_USERS=0 for the instances after the first
  * Reports {url} over IPC once listening; stops on the "stop" message or when the parent goes away.
  */
 import fs from 'node:fs';
@@ -67,9 +69,13 @@ async function account(): Promise<{ app: FastifyInstance; cleanup(): Promise<voi
   const password = process.env.BENCH_PASSWORD;
   if (!password) throw new Error('BENCH_PASSWORD is not set');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-account-'));
+  const env = process.env;
   const config = loadConfig({
     DATA_DIR: dataDir,
-    ACCOUNT_DATABASE_URL: `sqlite://${dataDir}/account.sqlite`,
+    // A shared database, Redis and session secret make several of these processes instances of one deployment.
+    ACCOUNT_DATABASE_URL: env.BENCH_ACCOUNT_DATABASE_URL ?? `sqlite://${dataDir}/account.sqlite`,
+    ...(env.BENCH_REDIS_URL ? { REDIS_URL: env.BENCH_REDIS_URL, REDIS_KEY_PREFIX: env.BENCH_REDIS_KEY_PREFIX ?? '' } : {}),
+    ...(env.BENCH_SESSION_SECRET ? { SESSION_SECRET: env.BENCH_SESSION_SECRET } : {}),
     LOG_LEVEL: 'info',
     CRITICAL_RATE_LIMIT_ENABLED: 'false',
     USER_SESSION_ACTIVE_LIMIT: '1000000',
@@ -79,7 +85,8 @@ async function account(): Promise<{ app: FastifyInstance; cleanup(): Promise<voi
   let built: Awaited<ReturnType<typeof buildAccountApp>>;
   try {
     built = await buildAccountApp(config, runtime);
-    for (const username of BENCH_USERS) {
+    // A further instance of a shared database finds the users already there.
+    for (const username of env.BENCH_CREATE_USERS === '0' ? [] : BENCH_USERS) {
       await built.ctx.services.users.insertUser({ username, password, email: null, role: ROLE.user });
     }
   } catch (e) {
