@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { applyFilter } from '../../src/gateway/channels/store.js';
-import { keywordIndexQuery } from '../../src/gateway/channels/keyword.js';
+import { keywordIndexQuery, keywordWindow } from '../../src/gateway/channels/keyword.js';
 import { TRIGRAM_PENDING_LIST_KB } from '../../src/gateway/migrations/index.js';
 
 /**
@@ -180,6 +180,38 @@ eachDatabase('gateway keyword search index', (v) => {
     const insert = s.ctx.db.insertInto('channels').values({ ...RAW_CHANNEL, id: 4294967296, name: 'too-big' } as never);
     await assert.rejects(insert.execute(), /channel ids above 4294967295 are not supported/);
     assert.equal((await s.ctx.db.selectFrom('channels').select('id').where('name', '=', 'too-big').execute()).length, 0);
+  });
+
+  test('PostgreSQL: a keyword with few matches is narrowed by its rarest four characters, its matches read and then sorted', { skip: v.name !== 'postgres' }, async () => {
+    // A server of its own: the sample the choice is made from is kept for minutes per database.
+    const fresh = await startGateway(v);
+    try {
+      const admin = await fresh.staff('root', 'root');
+      await fresh.ctx.db.insertInto('channels').values(Array.from({ length: 60 }, (_, i) => ({ ...RAW_CHANNEL, name: `commonprefix-${i}q`, priority: i % 4, balance: i % 7 })) as never).execute();
+      const db = fresh.ctx.db;
+      assert.equal(await keywordWindow(db, 'ab', 100, true), undefined);
+      assert.equal(await keywordWindow(db, 'a%c', 100, true), 'a%c');
+      // "x-3q" is in one name; every window of "commonprefix-" in all sixty.
+      assert.equal(await keywordWindow(db, 'commonprefix-3q', 100, true), 'x-3q');
+      // Sixty matches and one row wanted: walking an indexed order finds it sooner; any other order sorts anyway.
+      assert.equal(await keywordWindow(db, 'commonprefix', 1, true), undefined);
+      assert.equal(await keywordWindow(db, 'commonprefix', 1, false), 'comm');
+      const all = (await db.selectFrom('channels').select('id').execute()).map((r) => Number(r.id)).sort((a, b) => a - b);
+      const one = await admin.get('/api/channel/search?keyword=commonprefix-3Q&page_size=100');
+      assert.deepEqual(one.json.data.items.map((c: any) => c.name), ['commonprefix-3q']);
+      // Page 1 of 7 walks the order, the later pages read every match (63+ rows wanted): together all of them, once.
+      for (const sort of ['priority', 'id', 'name', 'balance']) {
+        const seen: number[] = [];
+        for (let p = 1; p <= 10; p++) {
+          const r = await admin.get(`/api/channel/search?keyword=COMMONprefix&page_size=7&p=${p}&sort_by=${sort}`);
+          assert.equal(r.json.data.total, 60);
+          seen.push(...r.json.data.items.map((c: any) => Number(c.id)));
+        }
+        assert.deepEqual(seen.sort((a, b) => a - b), all, sort);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 
   test('PostgreSQL: the trigram indexes exist when pg_trgm is available', { skip: v.name !== 'postgres' }, async () => {

@@ -13,7 +13,7 @@ import { RefreshingCache } from '../../kit/cache/refreshing-cache.js';
 import { countChannels, countTags, keyPrioritiesExact, pageQuery, SORTABLE, tagPageQuery, typeCounts, type ListFilter, type SortBy } from './store.js';
 import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
 import { itemsJson } from './items-json.js';
-import { keywordIndexQuery } from './keyword.js';
+import { keywordIndexQuery, keywordWindow } from './keyword.js';
 
 type Query = Static<typeof ListQuery>;
 
@@ -42,13 +42,14 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
   const requested = q.page_size ?? q.ps ?? q.size ?? (search ? 20 : 10);
   const pageSize = Math.min(100, requested < 1 ? (search ? 20 : 10) : requested);
   const f = filterOf(q, search);
+  const offset = (page - 1) * pageSize;
+  const sort = sortOf(q);
   if (f.keyword) f.keywordMatch = await keywordIndexQuery(ctx.db, f.keyword);
   if (f.keywordMatch) f.keywordOrdered = await keyPrioritiesExact(ctx.db);
-  const offset = (page - 1) * pageSize;
+  if (f.keyword && !q.tag_mode) f.keywordWindow = await keywordWindow(ctx.db, f.keyword, offset + pageSize, INDEXED_SORTS.has(sort.by));
   const counts = await cachedCounts(ctx, f, !!q.tag_mode);
   // The cached total (maybe stale) only chooses the cheaper end to count the offset from.
   const fromEnd = offset > counts.total / 2;
-  const sort = sortOf(q);
   const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sort, pageSize, offset, fromEnd);
   // An unfiltered page in an indexed order walks only index entries up to its offset (from the nearer
   // end); anything else may scan or sort many rows.

@@ -128,6 +128,11 @@ export interface ListFilter {
   keywordMatch?: string;
   /** SQLite: every channel's priority is inside the index key's range, so its rowids follow the default order. */
   keywordOrdered?: boolean;
+  /**
+   * PostgreSQL: a part of the keyword (keywordWindow) the pg_trgm indexes are asked for; every match is
+   * then read and sorted instead of walking the page's order.
+   */
+  keywordWindow?: string;
   model?: string;
 }
 
@@ -156,12 +161,14 @@ export function applyFilter<O>(db: Db, q: SelectQueryBuilder<GatewayDB, 'channel
     // from its pg_trgm indexes when the extension exists.
     const fts = f.keywordMatch;
     const like = sql`${folded(sql`${pattern}`)} ${ESCAPE}`;
+    const columns = [sql`name`, sql`base_url`, sql`coalesce(tag, '')`];
+    const window = f.keywordWindow;
     q = q.where((eb) => {
-      const text = eb.or([
-        eb(folded(sql`name`), 'like', like),
-        eb(folded(sql`base_url`), 'like', like),
-        eb(folded(sql`coalesce(tag, '')`), 'like', like),
-      ]);
+      // With a window, the index sees only the window's LIKE (given the whole keyword's LIKE too, it would
+      // read the long entry lists of its common trigrams as well); strpos, which no index serves, decides.
+      const text = window
+        ? eb.or(columns.map((c) => eb.and([eb(folded(c), 'like', sql`lower(${likeEscape(window)}) ${ESCAPE}`), eb(sql`strpos(${folded(c)}, lower(${kw}))`, '>', 0)])))
+        : eb.or(columns.map((c) => eb(folded(c), 'like', like)));
       if (!mayBeId(kw)) return text;
       const matched = fts ? eb.and([eb('id', 'in', sql<number>`(select rowid & ${sql.lit(ID_BITS)} from channels_fts where channels_fts match ${fts})`), text]) : text;
       return eb.or([eb('id', '=', Number(kw)), matched]);
@@ -242,6 +249,11 @@ export function pageQuery(db: Db, f: ListFilter, sort: Sort, limit: number, offs
     // The trigram index's rowids follow this order: its matches are read from the top, and the walk
     // stops once the page is full, instead of checking and sorting every match.
     ids = filtered().select('id').orderBy(sql`fts.fts_key`, 'desc').limit(limit).offset(offset);
+  } else if (f.keywordWindow) {
+    // The matches first, fenced off (materialized), so the planner cannot turn back to walking the order.
+    const by = sort.by === 'id' ? (['id'] as const) : (['id', sort.by] as const);
+    const hits = db.with((cte) => cte('hits').materialized(), () => filtered().select(by));
+    ids = ordered(hits.selectFrom('hits').select('id') as unknown as ReturnType<typeof filtered>, sort).limit(limit).offset(offset);
   } else if (fromEnd && db.getExecutor().adapter instanceof SqliteAdapter) {
     const n = filtered().select((eb) => eb.fn.countAll<number>().as('n'));
     // max(0, …): a negative LIMIT would mean no limit at all.
