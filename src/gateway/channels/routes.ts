@@ -50,7 +50,7 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
   const counts = await cachedCounts(ctx, f, !!q.tag_mode);
   // The cached total (maybe stale) only chooses the cheaper end to count the offset from.
   const fromEnd = offset > counts.total / 2;
-  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sort, pageSize, offset, fromEnd);
+  const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sort, pageSize, offset, fromEnd, counts.total);
   // An unfiltered page in an indexed order walks only index entries up to its offset (from the nearer
   // end); anything else may scan or sort many rows.
   const cheap = !q.tag_mode && INDEXED_SORTS.has(sort.by) && Object.values(f).every((v) => v === undefined);
