@@ -74,8 +74,9 @@ const samples = new WeakMap<Db, { expiresAt: number; sample: Promise<Sample> }>(
 
 async function readSample(db: Db): Promise<Sample> {
   const [stats] = (await sql<{ n: number }>`select reltuples as n from pg_class where oid = to_regclass('channels')`.execute(db)).rows;
-  const estimate = Number(stats?.n ?? -1);
-  // Whole blocks of rows at random (cheap); the whole table while it is small or was never analysed.
+  // reltuples is -1 until the table was first analysed (or vacuumed): then count.
+  const estimate = Number(stats?.n ?? -1) >= 0 ? Number(stats!.n) : await channelCount(db);
+  // Whole blocks of rows at random (cheap); the whole table while it is small.
   const percent = estimate > SAMPLE_ROWS ? Math.max(0.01, (100 * SAMPLE_ROWS) / estimate) : 100;
   const { rows } = await sql<{ n: string; u: string; t: string }>`select lower(name) as n, lower(base_url) as u, lower(coalesce(tag, '')) as t
     from channels tablesample system (${sql.lit(Number(percent.toFixed(4)))}) limit ${sql.lit(5 * SAMPLE_ROWS)}`.execute(db);
