@@ -72,29 +72,18 @@ async function main() {
     process.exitCode = 1;
   }
 
-  console.log('');
-  try {
-    const lines = process.env.BENCH_SKIP_REVOCATION === '1' ? ['revocation: skipped (BENCH_SKIP_REVOCATION=1)'] : await revocationBench();
-    for (const line of lines) console.log(line);
-  } catch (e) {
-    console.log(`revocation: failed: ${e instanceof Error ? e.message : String(e)}`);
-    process.exitCode = 1;
-  }
+  await part('revocation', 'BENCH_SKIP_REVOCATION', revocationBench);
+  await part('gateway', undefined, gatewayLines);
+  await part('G33', 'BENCH_SKIP_CHANNEL_TESTS', channelTestBench);
+}
 
+/** Prints one further part of the run after a blank line (or that `skip`=1 skipped it); a part that throws fails the run. */
+async function part(name: string, skip: string | undefined, lines: () => Promise<string[]>) {
   console.log('');
   try {
-    for (const line of await gatewayLines()) console.log(line);
+    for (const line of skip && process.env[skip] === '1' ? [`${name}: skipped (${skip}=1)`] : await lines()) console.log(line);
   } catch (e) {
-    console.log(`gateway: failed: ${e instanceof Error ? e.message : String(e)}`);
-    process.exitCode = 1;
-  }
-
-  console.log('');
-  try {
-    const lines = process.env.BENCH_SKIP_CHANNEL_TESTS === '1' ? ['G33: skipped (BENCH_SKIP_CHANNEL_TESTS=1)'] : await channelTestBench();
-    for (const line of lines) console.log(line);
-  } catch (e) {
-    console.log(`G33: failed: ${e instanceof Error ? e.message : String(e)}`);
+    console.log(`${name}: failed: ${e instanceof Error ? e.message : String(e)}`);
     process.exitCode = 1;
   }
 }
