@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { POSTGRES_URL, REDIS_URL, freshSchema, variants } from '../helpers/services.js';
-import { startAccount, type AccountServer } from '../helpers/account.js';
+import { postgresWithRedis } from '../helpers/services.js';
+import { startTwoAccounts, type AccountServer } from '../helpers/account.js';
 import { Browser } from '../helpers/http.js';
 
 const PASSWORD = 'refresh-storm-password';
 const CLIENTS = 20;
 const ROUNDS = 30;
-const pgVariant = variants().find((v) => v.name === 'postgres' && v.redisUrl);
+const pgVariant = postgresWithRedis('refresh storm on two instances');
 
 /**
  * A refresh storm on two account instances sharing PostgreSQL and Redis: every client (one session, one
@@ -15,26 +15,14 @@ const pgVariant = variants().find((v) => v.name === 'postgres' && v.redisUrl);
  * the same token at once on both instances, and every fifth round a lagging tab presents a token two
  * rotations old. All of it inside the grace window, so no session may be lost or revoked.
  */
-if (!pgVariant) {
-  test('refresh storm on two instances', {
-    skip: `needs TEST_POSTGRES_URL and TEST_REDIS_URL (set: ${POSTGRES_URL ? 'pg' : '-'} ${REDIS_URL ? 'redis' : '-'}); CI sets both`,
-  }, () => {});
-} else {
+if (pgVariant) {
   let a: AccountServer;
   let b: AccountServer;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   before(async () => {
-    const schema = freshSchema(pgVariant.postgresUrl!);
-    drop = schema.drop;
-    const env = { REDIS_KEY_PREFIX: `storm${process.pid}${Date.now()}:`, REFRESH_REUSE_GRACE_SECONDS: '30' };
-    a = await startAccount(pgVariant, { databaseUrl: schema.url, env });
-    b = await startAccount(pgVariant, { databaseUrl: schema.url, env });
+    ({ a, b, close } = await startTwoAccounts(pgVariant, { REDIS_KEY_PREFIX: `storm${process.pid}${Date.now()}:`, REFRESH_REUSE_GRACE_SECONDS: '30' }));
   });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    await drop?.();
-  });
+  after(() => close?.());
 
   test('a refresh storm over two instances loses no session and revokes none', async (t) => {
     const instances = [a, b];

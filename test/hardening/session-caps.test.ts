@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { POSTGRES_URL, freshSchema, variants } from '../helpers/services.js';
-import { startAccount, type AccountServer } from '../helpers/account.js';
+import { POSTGRES_URL, variants } from '../helpers/services.js';
+import { startTwoAccounts, type AccountServer } from '../helpers/account.js';
 
 const PASSWORD = 'caps-hardening-password';
 const LOGINS = 200;
 const CAP = 50;
 const pg = variants().find((v) => v.name === 'postgres');
 
-/** Two account instances on one fresh PostgreSQL schema, closed and dropped after `body`. */
+/** Runs `body` on two account instances sharing a fresh PostgreSQL schema. */
 async function twoInstances(env: Record<string, string>, body: (a: AccountServer, b: AccountServer) => Promise<void>) {
-  const schema = freshSchema(pg!.postgresUrl!);
-  const a = await startAccount(pg!, { databaseUrl: schema.url, env });
-  const b = await startAccount(pg!, { databaseUrl: schema.url, env });
+  const { a, b, close } = await startTwoAccounts(pg!, env);
   try {
     await body(a, b);
   } finally {
-    await a.close();
-    await b.close();
-    await schema.drop();
+    await close();
   }
 }
 
