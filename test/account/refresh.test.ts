@@ -171,6 +171,16 @@ eachDatabase('A24 refresh', (v) => {
     assert.equal((await b.get('/api/user/sessions')).status, 401, 'its access token is refused too');
   });
 
+  test('a stale token does not ride on a recent rotation: its own grace window counts, not the last one', async () => {
+    const { b, chain } = await rotated(1);
+    await new Promise((r) => setTimeout(r, 3100));
+    assert.equal((await refresh(b)).status, 200, 'a fresh rotation opens a new window for the previous token only');
+    const reuse = await present(chain[0]);
+    assert.equal(reuse.status, 401, 'two rotations old and rotated away 3 s ago: reuse');
+    assert.equal(reuse.json.code, 'AUTH_SESSION_REVOKED');
+    assert.equal((await refresh(b)).status, 401, 'the family is revoked');
+  });
+
   test('a forged secret in the shape of a later token revokes nothing', async () => {
     const { b, chain } = await rotated(1);
     const [sid, secret] = chain[1].split('.');

@@ -79,6 +79,18 @@ export function createSessionsService(ctx: AccountContext) {
     return null;
   }
 
+  const rotationTimes = (row: SessionRow) => (row.recent_rotations ? row.recent_rotations.split(' ').map(Number) : []);
+  /**
+   * Until when a token `behind` rotations old may still be presented: the grace window that began when it
+   * was rotated away (gotrue's reuse interval is per token too), so a long-stale token cannot ride on a
+   * recent rotation. Sessions rotated before rotation times were kept know only their previous token's.
+   */
+  function graceEnd(row: SessionRow, behind: number): number {
+    if (behind === 1) return Number(row.previous_valid_until ?? 0);
+    const rotatedAt = rotationTimes(row)[behind - 1];
+    return rotatedAt === undefined ? 0 : rotatedAt + cfg.refreshReuseGraceSeconds;
+  }
+
   async function signAccess(session: SessionRow) {
     const { token, expiresAt } = await tokens.sign({
       userId: Number(session.user_id),
@@ -133,6 +145,7 @@ export function createSessionsService(ctx: AccountContext) {
           refresh_hash: hashSecret(secret),
           previous_refresh_hash: null,
           previous_valid_until: null,
+          recent_rotations: null,
           login_method: loginMethod.slice(0, 64),
           ip: client.ip.slice(0, 64),
           user_agent: client.userAgent.slice(0, 512),
@@ -151,9 +164,9 @@ export function createSessionsService(ctx: AccountContext) {
 
     /**
      * A24: rotates the refresh token (the state machine of gotrue's RefreshTokenGrant, see
-     * docs/security.md). Inside the grace window after the last rotation, an earlier token of the session
-     * (at most MAX_GENERATIONS_BEHIND rotations old) answers with the current token and rotates nothing:
-     * tabs racing each other keep their session. Any earlier token this server issued for the session,
+     * docs/security.md). An earlier token of the session (at most MAX_GENERATIONS_BEHIND rotations old),
+     * presented inside the grace window that began when it was rotated away, answers with the current token
+     * and rotates nothing: tabs racing each other keep their session. Any earlier token this server issued for the session,
      * presented after the window, revokes the session. A secret it never issued revokes nothing.
      */
     async refresh(cookie: string | undefined, expectedSid: string | undefined): Promise<IssuedSession> {
@@ -177,11 +190,12 @@ export function createSessionsService(ctx: AccountContext) {
         if (chain?.behind === 0) {
           const next = successor(row.sid, parsed.secret);
           const until = now + cfg.refreshReuseGraceSeconds;
-          if (!(await sessionsStore.rotate(trx, row.sid, row.refresh_hash, hashSecret(next), until, now))) return { kind: 'race' };
+          const rotations = [now, ...rotationTimes(row).filter((t) => now <= t + cfg.refreshReuseGraceSeconds)];
+          const recent = rotations.slice(0, MAX_GENERATIONS_BEHIND).join(' ');
+          if (!(await sessionsStore.rotate(trx, row.sid, row.refresh_hash, hashSecret(next), until, recent, now))) return { kind: 'race' };
           return { kind: 'ok', session: { ...row, refresh_hash: hashSecret(next), last_active_at: now }, user, secret: next };
         }
-        const inGrace = now <= Number(row.previous_valid_until ?? 0);
-        if (chain && inGrace) return { kind: 'ok', session: row, user, secret: chain.current };
+        if (chain && now <= graceEnd(row, chain.behind)) return { kind: 'ok', session: row, user, secret: chain.current };
         if (chain || issuedHere(row.sid, parsed.secret)) return { kind: 'revoked', revoke: 'refresh_reuse' };
         return { kind: 'unknown' };
       });
