@@ -20,14 +20,14 @@ const SESSION_COOKIE = 'better-auth.session_token';
 const emailOf = (username: string) => `${username}@bench.test`;
 
 /** Installs the peer's own package from its lock file when its node_modules is missing. */
-function ensureInstalled(): void {
+export function ensurePeerInstalled(): void {
   if (fs.existsSync(path.join(PEER_DIR, 'node_modules', 'better-auth', 'package.json'))) return;
   process.stderr.write('peer: installing bench/peers/better-auth (npm ci, once)\n');
   execFileSync('npm', ['ci', '--prefix', PEER_DIR, '--no-audit', '--no-fund'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 async function startPeer(password: string): Promise<ServerChild> {
-  ensureInstalled();
+  ensurePeerInstalled();
   const users = [READER, ...LOGIN_USERS].map(emailOf).join(',');
   const peer = await startChild('better-auth peer', [path.join(PEER_DIR, 'server.mjs')], { BENCH_PASSWORD: password, BENCH_PEER_USERS: users });
   const prefix = String(peer.ready.hashPrefix);

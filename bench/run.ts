@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_DIR, combine, HEADER, LOAD, measure, row, startServer, type Figures, type ServerChild } from './lib.js';
 import { accountBench, LOGIN_CONCURRENCY } from './account.js';
-import { peerBench } from './peer.js';
+import { ensurePeerInstalled, peerBench } from './peer.js';
 import { cpuRatio, docsTable, judge, rateRatio, verdictLines, type Verdict } from './targets.js';
 import { FLOOR_TOKEN } from './users.js';
 import { channelTestBench } from './channel-tests.js';
@@ -102,6 +102,7 @@ async function main() {
 
   const verdicts: Verdict[] = [];
   if (sections.has('account') || sections.has('peer')) {
+    if (sections.has('peer')) ensurePeerInstalled();
     console.log(
       `load: autocannon, loopback, ${LOAD.connections} connections (login, sign-in and raw argon2: ${LOGIN_CONCURRENCY}), pipelining 1, ` +
         `${LOAD.warmupSeconds}s warm-up + ${LOAD.seconds}s measured per case, compared cases in alternating ${LOAD.sliceSeconds}s slices; servers in child processes`,
