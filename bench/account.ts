@@ -82,14 +82,22 @@ export async function refresh(url: string, pid: number, cookies: string[]): Prom
 }
 
 /**
- * POST /api/user/login with the right password, LOGIN_CONCURRENCY connections, cycling through the login
- * users so each ends with a few dozen sessions (the caps count a user's sessions on every login).
+ * A password login case: POST of `body(username)` as JSON to `url` (the server's origin + `path`) with
+ * LOGIN_CONCURRENCY connections, cycling through the login users so each ends with a few dozen sessions
+ * (the caps count a user's sessions on every login).
  */
-export function passwordLogin(url: string, pid: number | undefined, usernames: string[], password: string): CannonCase {
+export function cyclingLogin(
+  name: string,
+  origin: string,
+  path: string,
+  pid: number | undefined,
+  body: (username: string) => object,
+  check: CannonCase['check'],
+): CannonCase {
   let next = 0;
   return {
-    name: `POST /api/user/login (c=${LOGIN_CONCURRENCY})`,
-    url: `${url}/api/user/login`,
+    name: `${name} (c=${LOGIN_CONCURRENCY})`,
+    url: `${origin}${path}`,
     connections: LOGIN_CONCURRENCY,
     pid,
     requests: [
@@ -97,13 +105,20 @@ export function passwordLogin(url: string, pid: number | undefined, usernames: s
         method: 'POST',
         setupRequest: (req) => ({
           ...req,
-          headers: { ...req.headers, 'content-type': 'application/json', origin: url },
-          body: JSON.stringify({ username: usernames[next++ % usernames.length], password }),
+          headers: { ...req.headers, 'content-type': 'application/json', origin },
+          body: JSON.stringify(body(LOGIN_USERS[next++ % LOGIN_USERS.length]!)),
         }),
       },
     ],
-    check: (status, body) => succeeded(status, body) && body.includes('"access_token"'),
+    check,
   };
+}
+
+/** POST /api/user/login with the right password. */
+export function passwordLogin(url: string, pid: number | undefined, password: string): CannonCase {
+  return cyclingLogin('POST /api/user/login', url, '/api/user/login', pid, (username) => ({ username, password }), (status, body) =>
+    succeeded(status, body) && body.includes('"access_token"'),
+  );
 }
 
 /**
@@ -134,7 +149,7 @@ async function rawArgon2(hash: string, password: string, seconds: number): Promi
 async function loginAgainstRaw(url: string, pid: number, password: string): Promise<Figures[][]> {
   const hash = await hashPassword(password);
   if (!hash.startsWith(ARGON2_PREFIX)) throw new Error(`unexpected argon2 parameters: ${hash.slice(0, 32)}`);
-  const login = passwordLogin(url, pid, LOGIN_USERS, password);
+  const login = passwordLogin(url, pid, password);
   const raw: Slice = (seconds) => rawArgon2(hash, password, seconds);
   return alternate([raw, (seconds) => measureFor(login, seconds)], LOAD.loginRounds, LOAD.sliceSeconds);
 }

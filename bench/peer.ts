@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ARGON2_PREFIX, LOGIN_CONCURRENCY, login, passwordLogin, sessionsRead } from './account.js';
+import { ARGON2_PREFIX, cyclingLogin, login, passwordLogin, sessionsRead } from './account.js';
 import { alternate, BENCH_DIR, LOAD, measureFor, startChild, startServer, type CannonCase, type Figures, type ServerChild } from './lib.js';
 import { LOGIN_USERS, READER } from './users.js';
 
@@ -62,24 +62,10 @@ function getSession(url: string, pid: number | undefined, cookie: string): Canno
 }
 
 function signInEmail(url: string, pid: number | undefined, password: string): CannonCase {
-  let next = 0;
-  return {
-    name: `better-auth POST sign-in/email (c=${LOGIN_CONCURRENCY})`,
-    url: `${url}/api/auth/sign-in/email`,
-    connections: LOGIN_CONCURRENCY,
-    pid,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => ({
-          ...req,
-          headers: { ...req.headers, 'content-type': 'application/json', origin: url },
-          body: JSON.stringify({ email: emailOf(LOGIN_USERS[next++ % LOGIN_USERS.length]!), password }),
-        }),
-      },
-    ],
-    check: (status, body) => status === 200 && body.includes('"token":"'),
-  };
+  const body = (username: string) => ({ email: emailOf(username), password });
+  return cyclingLogin('better-auth POST sign-in/email', url, '/api/auth/sign-in/email', pid, body, (status, text) =>
+    status === 200 && text.includes('"token":"'),
+  );
 }
 
 export interface PeerFigures {
@@ -101,7 +87,7 @@ export async function peerBench(password: string): Promise<PeerFigures> {
       const cookie = await signIn(peer.url, READER, password);
       const reads = [sessionsRead(ours.url, ourPid, reader.accessToken), getSession(peer.url, peerPid, cookie)];
       const readRounds = await alternate(slices(reads), LOAD.rounds, LOAD.sliceSeconds);
-      const logins = [passwordLogin(ours.url, ourPid, LOGIN_USERS, password), signInEmail(peer.url, peerPid, password)];
+      const logins = [passwordLogin(ours.url, ourPid, password), signInEmail(peer.url, peerPid, password)];
       const loginRounds = await alternate(slices(logins), LOAD.loginRounds, LOAD.sliceSeconds);
       return { readRounds, loginRounds };
     } finally {
