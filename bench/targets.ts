@@ -68,7 +68,7 @@ export function docsTable(verdicts: Verdict[], loadAverage: number[]): string[] 
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const cells = verdicts.map((v) => `${digits(v.mean)} ${v.met ? 'MET' : 'MISSED'}${v.steal === undefined ? '' : ` [${(v.steal * 100).toFixed(0)} %]`}`);
   return [
-    `| run (UTC) | load avg | ${verdicts.map((v) => `${v.name} (${v.goal})`).join(' | ')} |`,
+    `| run (UTC) | load avg (1/5/15 min) | ${verdicts.map((v) => `${v.name} (${v.goal})`).join(' | ')} |`,
     `|---|---|${verdicts.map(() => '---:|').join('')}`,
     `| ${when} | ${loadAverage.map((l) => l.toFixed(2)).join(' ')} | ${cells.join(' | ')} |`,
   ];
