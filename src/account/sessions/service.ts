@@ -182,6 +182,8 @@ export function createSessionsService(ctx: AccountContext) {
         const now = nowSeconds();
         const row = await sessionsStore.lockBySid(trx, parsed.sid, dialect);
         if (!row || row.status !== 'active' || Number(row.expires_at) <= now) return { kind: 'revoked' };
+        // Idle: no refresh for longer than the idle timeout (the access token bounds the rest).
+        if (now - Number(row.last_active_at) > cfg.idleTimeoutSeconds) return { kind: 'revoked', revoke: 'idle_timeout' };
         const user = await usersStore.byId(trx, Number(row.user_id));
         if (!user || user.status !== USER_STATUS.enabled || user.auth_version !== row.user_auth_version) {
           return { kind: 'revoked', revoke: 'user_security_changed' };
