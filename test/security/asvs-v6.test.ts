@@ -5,7 +5,7 @@ import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.js';
-import { enrolTotp } from '../account/twofactor-helpers.js';
+import { codeAt, enrolTotp } from '../account/twofactor-helpers.js';
 
 function resetTokenIn(mail: ReceivedMail): string {
   const m = /\/user\/reset\?email=[^&\s]+&token=([A-Za-z0-9_-]+)/.exec(mail.text);
@@ -157,6 +157,20 @@ eachDatabase('ASVS V6 passwords and authentication', (v) => {
     assert.ok(names.has('password') && names.size > 50, 'the document lists the request fields');
     const offending = [...names].filter((k) => /hint|question|secret_answer|security_answer/i.test(k));
     assert.deepEqual(offending, []);
+  });
+
+  test('ASVS 6.3.7 the user is mailed after a password reset and second-factor changes', async () => {
+    const address = 'notified@example.com';
+    await s.createUser('notified', 'notified password!', { email: address });
+    const notices = () => smtp.messages.filter((m) => m.to.includes(address) && m.subject === 'Account security change').map((m) => m.text);
+    const { b, secret } = await enrolTotp(s, 'notified', 'notified password!');
+    assert.equal(notices().filter((t) => t.includes('two-factor authentication enabled')).length, 1, 'sent before A40 answered');
+    const proof = await b.post('/api/verify', { method: '2fa', scope: '2fa.disable', code: codeAt(secret, 1) });
+    assert.equal((await b.post('/api/user/2fa/disable', {}, { 'x-security-proof': proof.json.data.proof_token })).json.success, true);
+    assert.equal(notices().filter((t) => t.includes('two-factor authentication disabled')).length, 1);
+    assert.equal((await resetTo(address, 'notified new password')).json.success, true);
+    assert.equal(notices().filter((t) => t.includes('password reset')).length, 1);
+    assert.ok(notices().every((t) => !t.includes('notified new password')), 'the notice carries no secret');
   });
 
   test('ASVS 6.4.3 a reset password still needs the second factor', async () => {

@@ -100,6 +100,7 @@ export function createResetService(ctx: AccountContext, email: EmailService) {
       if (userId === null) throw invalid();
       await ctx.services.sessions.revokeAllOfUser(userId, 'password_reset');
       await ctx.invalidateUser(userId);
+      await email.securityChanged(userId, 'password_reset');
       return chosen === null ? password : null;
     },
   };

@@ -311,6 +311,7 @@ export function createSessionsService(ctx: AccountContext) {
       });
       await ctx.invalidateUser(identity.userId);
       await ctx.invalidateSession(identity.sid);
+      await ctx.hooks.securityChanged?.(identity.userId, reason);
       const { accessToken, accessExpiresAt } = await signAccess(session);
       return { access_token: accessToken, token_type: 'Bearer', access_expires_at: accessExpiresAt, session: sessionView(session, session.sid) };
     },

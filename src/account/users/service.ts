@@ -144,6 +144,7 @@ export function createUsersService(ctx: AccountContext) {
       if (!removed) throw new AppError(missing);
       await ctx.invalidateUser(targetId);
       await ctx.services.sessions.revokeAllOfUser(targetId, reason);
+      await ctx.hooks.securityChanged?.(targetId, reason);
       return target;
     },
 
