@@ -1,6 +1,8 @@
 import { translator } from '../shared/i18n';
+import { opsTexts } from './texts-ops';
 
 export const t = translator({
+  ...opsTexts,
   title: { en: 'Gateway console', zh: '网关控制台' },
   sign_in: { en: 'Staff sign-in', zh: '员工登录' },
   token: { en: 'Staff token', zh: '员工令牌' },
