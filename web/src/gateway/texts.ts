@@ -1,8 +1,10 @@
 import { translator } from '../shared/i18n';
 import { opsTexts } from './texts-ops';
+import { deployTexts } from './texts-deploy';
 
 export const t = translator({
   ...opsTexts,
+  ...deployTexts,
   title: { en: 'Gateway console', zh: '网关控制台' },
   sign_in: { en: 'Staff sign-in', zh: '员工登录' },
   token: { en: 'Staff token', zh: '员工令牌' },
@@ -83,11 +85,8 @@ export const t = translator({
   ops_apply: { en: 'Apply upstream model updates', zh: '应用上游模型更新' },
   ops_fix: { en: 'Rebuild the abilities index', zh: '重建能力索引' },
   ops_models: { en: 'Enabled models', zh: '已启用模型' },
-  ops_deployments: { en: 'Deployments', zh: '部署' },
   ops_plugins: { en: 'Task plugins', zh: '任务插件' },
   ops_tasks: { en: 'Plugin tasks', zh: '插件任务' },
   ops_affinity: { en: 'Channel-affinity cache', zh: '渠道亲和缓存' },
-  job: { en: 'Background job {id}: {status}', zh: '后台任务 {id}：{status}' },
-  refresh: { en: 'Refresh', zh: '刷新' },
   none: { en: 'Nothing yet.', zh: '暂无数据。' },
 });
