@@ -5,7 +5,7 @@ import { ErrorBox, Field, LangSwitch, navigate, useAction, useRoute } from '../s
 import { useLang } from '../shared/i18n';
 import { signIn, signOut, useSignedIn } from './session';
 import { t } from './texts';
-import { ChannelsPage } from './Channels';
+import { ChannelsPage } from './channels/ChannelsPage';
 import { OperationsPage } from './Operations';
 import { DeploymentsPage } from './deployments/DeploymentsPage';
 

@@ -76,5 +76,8 @@ export const opsTexts: Dict = {
   f_owner: { en: 'Owner', zh: '所有者' },
   f_created_at: { en: 'Created', zh: '创建时间' },
   f_updated_at: { en: 'Updated', zh: '更新时间' },
+  f_count: { en: 'Count', zh: '数量' },
+  f_time: { en: 'Seconds', zh: '耗时（秒）' },
+  f_balance: { en: 'Balance', zh: '余额' },
   f_error: { en: 'Error', zh: '错误' },
 };
