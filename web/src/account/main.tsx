@@ -9,6 +9,7 @@ import { LoginPage } from './Login';
 import { OAuthCallback, RegisterPage, ResetPage } from './Public';
 import { SecurityPage } from './Security';
 import { SessionsPage } from './Sessions';
+import { TelegramCallback } from './SocialLogin';
 
 function Tab({ to, label, path }: { to: string; label: string; path: string }) {
   return (
@@ -35,6 +36,7 @@ function App() {
   }, [session.ready, session.token, path]);
   let page;
   if (!session.ready) page = <p>{t('loading')}</p>;
+  else if (oauth?.[1] === 'telegram') page = <TelegramCallback />;
   else if (oauth) page = <OAuthCallback provider={oauth[1]} query={query} />;
   else if (path === '/register') page = <RegisterPage />;
   else if (path === '/reset' || path === '/user/reset') page = <ResetPage query={query} />;

@@ -1,0 +1,75 @@
+// Telegram and WeChat login (A08, A09), offered when the server has them configured.
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBox, Field, Link, useAction } from '../shared/ui';
+import { api } from './session';
+import { t } from './texts';
+import { finishLogin, SecondStep, settings, type Challenge } from './Login';
+
+/**
+ * Telegram's login page (oauth.telegram.org) instead of its widget script, which the console's CSP does not
+ * load: it returns to /oauth/telegram with the signed fields in the fragment (#tgAuthResult=base64 JSON).
+ */
+function telegramUrl(botId: string) {
+  const q = new URLSearchParams({ bot_id: botId, origin: location.origin, request_access: 'write', return_to: `${location.origin}/oauth/telegram` });
+  return `https://oauth.telegram.org/auth?${q}`;
+}
+
+export function SocialButtons({ onChallenge }: { onChallenge: (c: Challenge) => void }) {
+  const [wechat, setWechat] = useState(false);
+  const [code, setCode] = useState('');
+  const { busy, error, run } = useAction();
+  if (!settings.telegram && !settings.wechat) return null;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    run(async () => finishLogin(await api.call('A09', { query: { code: code.trim() } }), onChallenge));
+  };
+  return (
+    <div class="oauth">
+      {settings.telegram && (
+        <button type="button" class="secondary" onClick={() => location.assign(telegramUrl(settings.telegram!.bot_id))}>
+          {t('oauth_with', { name: 'Telegram' })}
+        </button>
+      )}
+      {settings.wechat && (
+        <button type="button" class="secondary" aria-expanded={wechat} onClick={() => setWechat(!wechat)}>
+          {t('oauth_with', { name: t('wechat') })}
+        </button>
+      )}
+      {wechat && (
+        <form onSubmit={submit} aria-label={t('wechat')}>
+          <p class="muted">{t('wechat_how')}</p>
+          <Field label={t('wechat_code')} name="wechat-code" autocomplete="one-time-code" required maxLength={256} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          <button type="submit" disabled={busy}>
+            {t('login')}
+          </button>
+        </form>
+      )}
+      <ErrorBox error={error} />
+    </div>
+  );
+}
+
+/** /oauth/telegram: sends the fields Telegram signed to A08, exactly as they came. */
+export function TelegramCallback() {
+  const [challenge, setChallenge] = useState<Challenge | null>(null);
+  const { error, run } = useAction();
+  useEffect(() => {
+    run(async () => {
+      const raw = new URLSearchParams(location.hash.slice(1)).get('tgAuthResult') ?? '';
+      history.replaceState(null, '', location.pathname);
+      const fields = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
+      const query = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+      finishLogin(await api.call('A08', { query }), setChallenge);
+    });
+  }, []);
+  if (challenge) return <SecondStep challenge={challenge} />;
+  return (
+    <section class="card">
+      {!error && <p>{t('oauth_working')}</p>}
+      <ErrorBox error={error} />
+      <p>
+        <Link to="/login">{t('login')}</Link>
+      </p>
+    </section>
+  );
+}
