@@ -83,3 +83,19 @@ export function Panel(props: { id: string; title: string; hint?: string; childre
     </section>
   );
 }
+
+/** Previous / next with "page n · total in all". */
+export function Pager({ page, total, pageSize, label, onPage }: { page: number; total: number; pageSize: number; label: string; onPage: (p: number) => void }) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" class="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        {t('prev')}
+      </button>
+      <span>{t('page_of', { page, total })}</span>
+      <button type="button" class="secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        {t('next')}
+      </button>
+    </nav>
+  );
+}

@@ -8,7 +8,7 @@ import { ChannelRow, typeName, type ChannelDialog } from './ChannelRow';
 import { BatchBar } from './BatchBar';
 import { TagRows } from './TagRows';
 import { TagEdit } from './TagEdit';
-import { Figures } from '../widgets';
+import { Figures, Pager } from '../widgets';
 
 const FILTERS = { keyword: '', status: '', type: '', group: '', model: '', sort_by: '', sort_order: 'desc', tag_mode: false, page_size: 10 };
 
@@ -69,7 +69,6 @@ export function ChannelsPage() {
     setFilters({ ...draft });
   };
   const set = (k: keyof typeof FILTERS) => (e: any) => setDraft({ ...draft, [k]: e.currentTarget.type === 'checkbox' ? e.currentTarget.checked : e.currentTarget.value });
-  const pages = data ? Math.max(1, Math.ceil(data.total / data.page_size)) : 1;
   const items: any[] = data?.items ?? [];
   const open = (d: ChannelDialog) => setDialog(d);
   return (
@@ -139,15 +138,7 @@ export function ChannelsPage() {
         </tbody>
       </table>
       {data && items.length === 0 && <p class="muted">{t('none')}</p>}
-      <nav class="pager" aria-label="pages">
-        <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-          {t('prev')}
-        </button>
-        <span>{t('page_of', { page, total: data?.total ?? 0 })}</span>
-        <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-          {t('next')}
-        </button>
-      </nav>
+      <Pager page={page} total={data?.total ?? 0} pageSize={filters.page_size} label={t('channels')} onPage={setPage} />
       {dialog?.kind === 'form' && (
         <ChannelForm
           id={dialog.id}

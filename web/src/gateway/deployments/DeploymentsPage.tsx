@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, Select, formatTime, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
-import { Figures, Panel, RecordsTable, StatusBadge } from '../widgets';
+import { Figures, Pager, Panel, RecordsTable, StatusBadge } from '../widgets';
 import { CreateDeployment } from './CreateDeployment';
 import { ExtendDeployment, RenameDeployment } from './DeploymentDialogs';
 
@@ -40,7 +40,6 @@ export function DeploymentsPage() {
       await api.call('G43', { params: { id: row.id } });
       done(t('dep_deleted', { name: row.deployment_name }));
     });
-  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
   return (
     <>
       <Panel
@@ -97,15 +96,7 @@ export function DeploymentsPage() {
               },
             ]}
           />
-          <nav class="pager" aria-label={t('deployments')}>
-            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              {t('prev')}
-            </button>
-            <span>{t('page_of', { page, total: data.total })}</span>
-            <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              {t('next')}
-            </button>
-          </nav>
+          <Pager page={page} total={data.total} pageSize={PAGE_SIZE} label={t('deployments')} onPage={setPage} />
         </section>
       )}
       {dialog?.kind === 'create' && <CreateDeployment onClose={() => setDialog(null)} onDone={done} />}

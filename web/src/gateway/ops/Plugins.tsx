@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Notice, Select, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
-import { Figures, Panel, RecordsTable, StatusBadge } from '../widgets';
+import { Figures, Pager, Panel, RecordsTable, StatusBadge } from '../widgets';
 
 /** G77 runtime status with the plugins table; each plugin is switched with G72 (root). */
 export function PluginsPanel() {
@@ -65,7 +65,6 @@ export function TasksPanel() {
   useEffect(() => {
     if (shown) void run(async () => setData(await api.call('GS03', { query: { p: page, page_size: PAGE_SIZE, status: (status || undefined) as any } })));
   }, [shown, status, page]);
-  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
   return (
     <Panel id="ops-tasks" title={t('ops_tasks')} actions={<button type="button" class="secondary" disabled={busy} onClick={() => (setShown(true), setData(null), setPage(1))}>{t('load')}</button>}>
       <ErrorBox error={error} />
@@ -93,15 +92,7 @@ export function TasksPanel() {
               { key: 'error' },
             ]}
           />
-          <nav class="pager" aria-label={t('ops_tasks')}>
-            <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              {t('prev')}
-            </button>
-            <span>{t('page_of', { page, total: data.total })}</span>
-            <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              {t('next')}
-            </button>
-          </nav>
+          <Pager page={page} total={data.total} pageSize={PAGE_SIZE} label={t('ops_tasks')} onPage={setPage} />
         </>
       )}
     </Panel>
