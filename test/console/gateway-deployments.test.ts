@@ -14,7 +14,7 @@ let up: FakeUpstream;
 let ops: StaffClient;
 const skip = browserSkip;
 
-type Deployment = { id: string; name: string; status: string; minutes: number };
+type Deployment = { id: string; name: string; status: string; minutes: number; image?: string; env?: Record<string, string> };
 const store = new Map<string, Deployment>();
 
 function fakeIoNet() {
@@ -33,16 +33,35 @@ function fakeIoNet() {
     }),
   };
   for (const id of ['d1', 'd2', 'd12']) {
-    routes[`GET /caas/deployment/${id}`] = json(() => ({ data: { ...row(store.get(id)!), container_config: { image_url: 'vllm/vllm-openai' } } }));
+    routes[`GET /caas/deployment/${id}`] = json(() => ({ data: { ...row(store.get(id)!), total_containers: 1, container_config: { image_url: store.get(id)!.image ?? 'vllm/vllm-openai', env_variables: store.get(id)!.env ?? {} } } }));
     routes[`DELETE /caas/deployment/${id}`] = json(() => (store.delete(id), { status: 'termination requested', deployment_id: id }));
     routes[`POST /caas/deployment/${id}/extend`] = json((r) => {
       const d = store.get(id)!;
       d.minutes += 60 * r.json.duration_hours;
       return { data: { ...row(d), compute_minutes_remaining: d.minutes } };
     });
+    routes[`PATCH /caas/deployment/${id}`] = json((r) => {
+      const d = store.get(id)!;
+      if (r.json.image_url) d.image = r.json.image_url;
+      if (r.json.env_variables) d.env = r.json.env_variables;
+      return { deployment_id: id, status: 'updating' };
+    });
+    routes[`GET /caas/deployment/${id}/containers`] = json(() => ({ data: { total: 1, workers: [worker(id)] } }));
+    routes[`GET /caas/deployment/${id}/container/c-${id}`] = json(() => ({ data: worker(id) }));
+    // The log holds the API key once: the gateway scrubs it before the page sees it.
+    routes[`GET /caas/deployment/${id}/log/c-${id}`] = (r, res) => {
+      if (r.headers['x-api-key'] !== KEY) return sendJson(res, 401, { detail: 'bad key' });
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const stream = r.url.searchParams.get('stream');
+      res.end(stream === 'stderr' ? `warning: slow disk on ${id}\n` : `server started on ${id}\nkey ${KEY}\nready\n`);
+    };
     routes[`PUT /caas/clusters/${id}/update-name`] = json((r) => ((store.get(id)!.name = r.json.cluster_name), { status: 'success', message: 'name updated' }));
   }
   return startFakeUpstream(routes);
+}
+
+function worker(id: string) {
+  return { container_id: `c-${id}`, device_id: `dev-${id}`, status: 'Running', uptime_percent: 97, public_url: `https://${id}.example`, container_events: [{ time: '2026-01-02T03:04:05Z', message: `pulled image for ${id}` }] };
 }
 
 before(async () => {
@@ -126,6 +145,52 @@ test('gateway console deployments: off notice, list, create, rename, extend, del
     await page.getByRole('button', { name: '新建部署' }).waitFor();
     await page.locator('tr[data-id="d12"]').getByText('已提交').waitFor();
     await screenshot(page, 'gateway-deployments-zh');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('gateway console deployment details: containers, events, logs by stream, update', { skip }, async () => {
+  await gw.services.deployments.setSettings({ apiKey: KEY });
+  assert.equal((await gatewayCli(gw, {}, 'deployment-settings', '--enabled', 'true')).error, null);
+  const browser = await launch();
+  try {
+    const page = await signedInGatewayPage(browser, gw.url + '/deployments', ops.token!);
+    await page.locator('tr[data-id="d1"]').getByRole('button', { name: 'Details' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('.figures [data-key="total_containers"] dd').getByText('1').waitFor();
+    const container = dialog.locator('tr[data-id="c-d1"]');
+    await container.getByText('dev-d1').waitFor();
+    await container.getByRole('button', { name: 'Events' }).click();
+    await dialog.getByText('pulled image for d1').waitFor();
+
+    // Logs: the stdout lines first (the key scrubbed by the gateway), then stderr only.
+    await container.getByRole('button', { name: 'Logs' }).click();
+    const logs = dialog.locator('pre.logs');
+    await logs.getByText('server started on d1').waitFor();
+    const shown = await logs.innerText();
+    assert.ok(shown.includes('ready') && !shown.includes(KEY), shown);
+    assert.equal(up.to('/caas/deployment/d1/log/c-d1').at(-1)!.url.searchParams.get('limit'), '100');
+    await dialog.getByLabel('Stream').selectOption('stderr');
+    await logs.getByText('warning: slow disk on d1').waitFor();
+    assert.equal(up.to('/caas/deployment/d1/log/c-d1').at(-1)!.url.searchParams.get('stream'), 'stderr');
+
+    // Update: an empty form is refused in the page; a bad env line too; then image and env are sent.
+    const update = dialog.getByRole('form', { name: 'Update deployment' });
+    await update.getByRole('button', { name: 'Update deployment' }).click();
+    await update.getByRole('alert').getByText('Fill in at least one field').waitFor();
+    await update.getByLabel('Environment variables').fill('MODEL=qwen\nnot a pair');
+    await update.getByRole('button', { name: 'Update deployment' }).click();
+    await update.getByRole('alert').getByText('Not a KEY=value line: not a pair').waitFor();
+    await update.getByLabel('Container image').fill('vllm/vllm-openai:v2');
+    await update.getByLabel('Environment variables').fill('MODEL=qwen\nMAX_LEN=4096');
+    await update.getByRole('button', { name: 'Update deployment' }).click();
+    await dialog.getByText('Update sent (image_url, env_variables): updating.').waitFor();
+    await dialog.locator('.figures [data-key="model_name"] dd').getByText('vllm/vllm-openai:v2').waitFor();
+    const detail = (await ops.get('/api/deployments/d1')).json.data;
+    assert.equal(detail.model_name, 'vllm/vllm-openai:v2');
+    assert.deepEqual(detail.container_config.env_variables, { MODEL: 'qwen', MAX_LEN: '4096' });
+    await screenshot(page, 'gateway-deployment-details');
   } finally {
     await browser.close();
   }

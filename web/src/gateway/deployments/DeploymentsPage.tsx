@@ -4,13 +4,14 @@ import { api } from '../session';
 import { t } from '../texts';
 import { Figures, Pager, Panel, RecordsTable, StatusBadge } from '../widgets';
 import { CreateDeployment } from './CreateDeployment';
+import { DeploymentDetails } from './DeploymentDetails';
 import { ExtendDeployment, RenameDeployment } from './DeploymentDialogs';
 
 const STATUSES = ['running', 'completed', 'failed', 'deployment requested', 'termination requested', 'destroyed'];
 const PAGE_SIZE = 10;
-type Dialog = { kind: 'create' } | { kind: 'rename' | 'extend'; row: any } | null;
+type Dialog = { kind: 'create' } | { kind: 'rename' | 'extend' | 'details'; row: any } | null;
 
-/** io.net deployments: provider status (G57), list and search (G41/G56), create, rename, extend, delete. */
+/** io.net deployments: provider status (G57), list and search (G41/G56), details, create, rename, extend, delete. */
 export function DeploymentsPage() {
   const [settings, setSettings] = useState<any>(null);
   const [status, setStatus] = useState('');
@@ -82,6 +83,9 @@ export function DeploymentsPage() {
                 label: t('actions'),
                 render: (d) => (
                   <div class="row">
+                    <button type="button" class="link" onClick={() => setDialog({ kind: 'details', row: d })}>
+                      {t('dep_details')}
+                    </button>
                     <button type="button" class="link" onClick={() => setDialog({ kind: 'rename', row: d })}>
                       {t('dep_rename')}
                     </button>
@@ -101,6 +105,7 @@ export function DeploymentsPage() {
       )}
       {dialog?.kind === 'create' && <CreateDeployment onClose={() => setDialog(null)} onDone={done} />}
       {dialog?.kind === 'rename' && <RenameDeployment row={dialog.row} onClose={() => setDialog(null)} onDone={done} />}
+      {dialog?.kind === 'details' && <DeploymentDetails id={dialog.row.id} onClose={() => setDialog(null)} onChanged={() => void load()} />}
       {dialog?.kind === 'extend' && <ExtendDeployment row={dialog.row} onClose={() => setDialog(null)} onDone={done} />}
     </>
   );
