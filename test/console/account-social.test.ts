@@ -84,3 +84,53 @@ test('account console: WeChat and Telegram login when configured, no buttons oth
     await browser.close();
   }
 });
+
+test('account console: binding Telegram (A07 → Telegram → A06) and WeChat (step-up, A10) on the security page', { skip }, async () => {
+  await s.createUser('kate', 'kate password 1');
+  const api = s.browser();
+  await api.login('kate', 'kate password 1');
+  const bindings = async () => (await api.get('/api/user/oauth/bindings')).json.data.map((b: any) => `${b.provider_id}:${b.provider_user_id}`).sort();
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    let telegramId = 4040; // already bound to jack: the first attempt is refused
+    await page.route('https://oauth.telegram.org/**', (route) => {
+      const asked = new URL(route.request().url());
+      const back = `${asked.searchParams.get('return_to')}#tgAuthResult=${tgAuthResult({ id: telegramId, first_name: 'Kate', auth_date: Math.floor(Date.now() / 1000) })}`;
+      return route.fulfill({ status: 302, headers: { location: back } });
+    });
+    await page.goto(s.url + '/login');
+    await page.getByLabel('Username or email').fill('kate');
+    await page.getByLabel('Password', { exact: true }).fill('kate password 1');
+    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await page.getByText('Signed in as kate').waitFor();
+
+    // WeChat: the code goes through step-up (password) and A10.
+    await page.getByRole('button', { name: 'Link WeChat' }).click();
+    wx.issue('wx-bind-1', 'openid-kate');
+    await page.getByLabel('WeChat code').fill('wx-bind-1');
+    await page.getByRole('form', { name: 'Link WeChat' }).getByRole('button', { name: 'Confirm' }).click();
+    const stepUp = page.getByRole('dialog');
+    await stepUp.getByRole('radio', { name: 'Password' }).check();
+    await stepUp.getByRole('textbox', { name: 'Password' }).fill('kate password 1');
+    await stepUp.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('WeChat is now bound to your account.').waitFor();
+    await page.getByRole('button', { name: 'Link WeChat' }).waitFor({ state: 'detached' });
+    assert.deepEqual(await bindings(), ['wechat:openid-kate']);
+
+    // Telegram: an id bound elsewhere is refused with the reference's reason, a fresh one is bound.
+    await page.getByRole('button', { name: 'Link Telegram' }).click();
+    await page.getByRole('alert').filter({ hasText: 'TELEGRAM_BIND_ALREADY_BOUND' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/oauth/chatbot');
+    telegramId = 5050;
+    await page.getByRole('link', { name: 'Security' }).first().click();
+    await page.getByRole('button', { name: 'Link Telegram' }).click();
+    await page.getByText('Telegram is now bound to your account.').waitFor();
+    assert.deepEqual(await bindings(), ['telegram:5050', 'wechat:openid-kate']);
+    await page.getByRole('link', { name: 'Security' }).first().click();
+    await page.locator('li', { hasText: 'Telegram' }).getByText('5050').waitFor();
+    await screenshot(page, 'account-bindings-social');
+  } finally {
+    await browser.close();
+  }
+});

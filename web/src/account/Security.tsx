@@ -2,18 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, formatTime, useAction } from '../shared/ui';
 import { adopt, api, useSession } from './session';
 import { settings } from './Login';
-import { useStepUp } from './StepUp';
+import { SocialBinding } from './SocialBinding';
+import { useStepUp, withProof, type StepUp } from './StepUp';
 import { t } from './texts';
 import { createCredential } from './webauthn';
 
-type StepUp = ReturnType<typeof useStepUp>;
-
-/** Runs a request that needs a proof: step-up first, then the request with X-Security-Proof. */
-async function withProof<T>(stepUp: StepUp, scope: string, context: Record<string, unknown> | undefined, f: (headers: Record<string, string>) => Promise<T>) {
-  const proof = await stepUp.ask(scope, context);
-  if (!proof) return undefined;
-  return f({ 'x-security-proof': proof });
-}
 
 function TwoFactor({ stepUp }: { stepUp: StepUp }) {
   const [status, setStatus] = useState<any>(null);
@@ -264,6 +257,7 @@ function Bindings({ stepUp }: { stepUp: StepUp }) {
           </li>
         ))}
       </ul>
+      <SocialBinding stepUp={stepUp} bound={bound} onBound={load} />
       <div class="row">
         {(settings.oauth ?? [])
           .filter((p) => !bound.has(p.slug))

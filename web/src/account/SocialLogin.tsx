@@ -9,10 +9,13 @@ import { finishLogin, SecondStep, settings, type Challenge } from './Login';
  * Telegram's login page (oauth.telegram.org) instead of its widget script, which the console's CSP does not
  * load: it returns to /oauth/telegram with the signed fields in the fragment (#tgAuthResult=base64 JSON).
  */
-function telegramUrl(botId: string) {
+export function telegramUrl(botId: string) {
   const q = new URLSearchParams({ bot_id: botId, origin: location.origin, request_access: 'write', return_to: `${location.origin}/oauth/telegram` });
   return `https://oauth.telegram.org/auth?${q}`;
 }
+
+/** sessionStorage key of the A07 flow token while the browser is on Telegram's login page. */
+export const TELEGRAM_BIND_FLOW = 'telegram_bind_flow';
 
 export function SocialButtons({ onChallenge }: { onChallenge: (c: Challenge) => void }) {
   const [wechat, setWechat] = useState(false);
@@ -49,7 +52,11 @@ export function SocialButtons({ onChallenge }: { onChallenge: (c: Challenge) => 
   );
 }
 
-/** /oauth/telegram: sends the fields Telegram signed to A08, exactly as they came. */
+/**
+ * /oauth/telegram: sends the fields Telegram signed, exactly as they came, to A08 (login) or, when a binding
+ * was started on the security page (its flow token kept in sessionStorage), to A06, which redirects to
+ * /oauth/chatbot with the result.
+ */
 export function TelegramCallback() {
   const [challenge, setChallenge] = useState<Challenge | null>(null);
   const { error, run } = useAction();
@@ -59,6 +66,11 @@ export function TelegramCallback() {
       history.replaceState(null, '', location.pathname);
       const fields = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
       const query = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+      const bindFlow = sessionStorage.getItem(TELEGRAM_BIND_FLOW);
+      if (bindFlow) {
+        sessionStorage.removeItem(TELEGRAM_BIND_FLOW);
+        return location.assign(`/api/oauth/chatbot/bind/${encodeURIComponent(bindFlow)}?${new URLSearchParams(query)}`);
+      }
       finishLogin(await api.call('A08', { query }), setChallenge);
     });
   }, []);

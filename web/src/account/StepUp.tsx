@@ -88,3 +88,12 @@ export function useStepUp() {
     ) : null,
   };
 }
+
+export type StepUp = ReturnType<typeof useStepUp>;
+
+/** Runs a request that needs a proof: step-up first, then the request with X-Security-Proof. */
+export async function withProof<T>(stepUp: StepUp, scope: string, context: Record<string, unknown> | undefined, f: (headers: Record<string, string>) => Promise<T>) {
+  const proof = await stepUp.ask(scope, context);
+  if (!proof) return undefined;
+  return f({ 'x-security-proof': proof });
+}

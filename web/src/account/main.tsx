@@ -10,6 +10,7 @@ import { OAuthCallback, RegisterPage, ResetPage } from './Public';
 import { SecurityPage } from './Security';
 import { SessionsPage } from './Sessions';
 import { TelegramCallback } from './SocialLogin';
+import { TelegramBindResult } from './SocialBinding';
 
 function Tab({ to, label, path }: { to: string; label: string; path: string }) {
   return (
@@ -37,6 +38,7 @@ function App() {
   let page;
   if (!session.ready) page = <p>{t('loading')}</p>;
   else if (oauth?.[1] === 'telegram') page = <TelegramCallback />;
+  else if (oauth?.[1] === 'chatbot') page = <TelegramBindResult query={query} />;
   else if (oauth) page = <OAuthCallback provider={oauth[1]} query={query} />;
   else if (path === '/register') page = <RegisterPage />;
   else if (path === '/reset' || path === '/user/reset') page = <ResetPage query={query} />;

@@ -36,6 +36,7 @@ export const t = translator({
   wechat_how: { en: 'Follow our WeChat official account and send it "验证码" to receive a login code.', zh: '关注公众号并发送“验证码”获取登录验证码。' },
   wechat_code: { en: 'WeChat code', zh: '微信验证码' },
   oauth_working: { en: 'Completing sign-in…', zh: '正在完成登录…' },
+  telegram_bind_failed: { en: 'Telegram could not be linked.', zh: 'Telegram 绑定失败。' },
   oauth_bound: { en: '{provider} is now bound to your account.', zh: '{provider} 已绑定到你的账户。' },
   security: { en: 'Security', zh: '安全设置' },
   sessions: { en: 'Login sessions', zh: '登录会话' },
