@@ -1,16 +1,15 @@
 // Telegram (A07 → Telegram's login page → A06) and WeChat (A10 with the code, after step-up) binding on the
 // security page, offered when the server has them configured and the account is not bound yet.
 import { useState } from 'preact/hooks';
-import { ErrorBox, Field, Link, Notice, useAction } from '../shared/ui';
+import { ErrorBox, Link, Notice, useAction } from '../shared/ui';
 import { settings } from './Login';
 import { api } from './session';
-import { TELEGRAM_BIND_FLOW, telegramUrl } from './SocialLogin';
+import { TELEGRAM_BIND_FLOW, telegramUrl, WeChatCodeForm } from './SocialLogin';
 import { withProof, type StepUp } from './StepUp';
 import { t } from './texts';
 
 export function SocialBinding({ stepUp, bound, onBound }: { stepUp: StepUp; bound: Set<string>; onBound: () => void }) {
   const [wechat, setWechat] = useState(false);
-  const [code, setCode] = useState('');
   const [notice, setNotice] = useState('');
   const { busy, error, run } = useAction();
   const telegram = settings.telegram && !bound.has('telegram');
@@ -22,18 +21,14 @@ export function SocialBinding({ stepUp, bound, onBound }: { stepUp: StepUp; boun
       sessionStorage.setItem(TELEGRAM_BIND_FLOW, flow.flow_token);
       location.assign(telegramUrl(settings.telegram!.bot_id));
     });
-  const bindWechat = (e: Event) => {
-    e.preventDefault();
+  const bindWechat = (code: string) =>
     run(async () => {
-      const c = code.trim();
-      const d = await withProof(stepUp, 'account.binding.bind', { provider: 'wechat', code: c }, (headers) => api.call('A10', { headers, body: { code: c } }));
+      const d = await withProof(stepUp, 'account.binding.bind', { provider: 'wechat', code }, (headers) => api.call('A10', { headers, body: { code } }));
       if (d === undefined) return;
-      setCode('');
       setWechat(false);
       setNotice(t('oauth_bound', { provider: t('wechat') }));
       onBound();
     });
-  };
   return (
     <div>
       {notice && <Notice>{notice}</Notice>}
@@ -49,15 +44,7 @@ export function SocialBinding({ stepUp, bound, onBound }: { stepUp: StepUp; boun
           </button>
         )}
       </div>
-      {wechat && (
-        <form onSubmit={bindWechat} aria-label={t('bind', { name: t('wechat') })}>
-          <p class="muted">{t('wechat_how')}</p>
-          <Field label={t('wechat_code')} name="wechat-bind-code" autocomplete="one-time-code" required maxLength={128} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-          <button type="submit" disabled={busy}>
-            {t('confirm')}
-          </button>
-        </form>
-      )}
+      {wechat && <WeChatCodeForm label={t('bind', { name: t('wechat') })} submit={t('confirm')} busy={busy} onCode={bindWechat} />}
       <ErrorBox error={error} />
     </div>
   );

@@ -17,15 +17,25 @@ export function telegramUrl(botId: string) {
 /** sessionStorage key of the A07 flow token while the browser is on Telegram's login page. */
 export const TELEGRAM_BIND_FLOW = 'telegram_bind_flow';
 
+/** The code the WeChat official account sends, for login (A09) and binding (A10). */
+export function WeChatCodeForm({ label, submit, busy, onCode }: { label: string; submit: string; busy: boolean; onCode: (code: string) => void }) {
+  const [code, setCode] = useState('');
+  return (
+    <form onSubmit={(e) => (e.preventDefault(), onCode(code.trim()))} aria-label={label}>
+      <p class="muted">{t('wechat_how')}</p>
+      <Field label={t('wechat_code')} name="wechat-code" autocomplete="one-time-code" required maxLength={128} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+      <button type="submit" disabled={busy}>
+        {submit}
+      </button>
+    </form>
+  );
+}
+
 export function SocialButtons({ onChallenge }: { onChallenge: (c: Challenge) => void }) {
   const [wechat, setWechat] = useState(false);
-  const [code, setCode] = useState('');
   const { busy, error, run } = useAction();
   if (!settings.telegram && !settings.wechat) return null;
-  const submit = (e: Event) => {
-    e.preventDefault();
-    run(async () => finishLogin(await api.call('A09', { query: { code: code.trim() } }), onChallenge));
-  };
+  const login = (code: string) => run(async () => finishLogin(await api.call('A09', { query: { code } }), onChallenge));
   return (
     <div class="oauth">
       {settings.telegram && (
@@ -38,15 +48,7 @@ export function SocialButtons({ onChallenge }: { onChallenge: (c: Challenge) => 
           {t('oauth_with', { name: t('wechat') })}
         </button>
       )}
-      {wechat && (
-        <form onSubmit={submit} aria-label={t('wechat')}>
-          <p class="muted">{t('wechat_how')}</p>
-          <Field label={t('wechat_code')} name="wechat-code" autocomplete="one-time-code" required maxLength={256} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-          <button type="submit" disabled={busy}>
-            {t('login')}
-          </button>
-        </form>
-      )}
+      {wechat && <WeChatCodeForm label={t('wechat')} submit={t('login')} busy={busy} onCode={login} />}
       <ErrorBox error={error} />
     </div>
   );
