@@ -18,7 +18,7 @@ export function SocialBinding({ stepUp, bound, onBound }: { stepUp: StepUp; boun
   const startTelegram = () =>
     run(async () => {
       const flow = await api.call('A07');
-      sessionStorage.setItem(TELEGRAM_BIND_FLOW, flow.flow_token);
+      sessionStorage.setItem(TELEGRAM_BIND_FLOW, JSON.stringify({ token: flow.flow_token, expires_at: flow.expires_at }));
       location.assign(telegramUrl(settings.telegram!.bot_id));
     });
   const bindWechat = (code: string) =>

@@ -14,8 +14,16 @@ export function telegramUrl(botId: string) {
   return `https://oauth.telegram.org/auth?${q}`;
 }
 
-/** sessionStorage key of the A07 flow token while the browser is on Telegram's login page. */
+/** sessionStorage key of the A07 flow while the browser is on Telegram's login page: {token, expires_at}. */
 export const TELEGRAM_BIND_FLOW = 'telegram_bind_flow';
+
+/** The binding flow this tab started, if any and not expired (an abandoned one must not turn a later login into a binding). */
+function takeBindFlow(): string | null {
+  const raw = sessionStorage.getItem(TELEGRAM_BIND_FLOW);
+  sessionStorage.removeItem(TELEGRAM_BIND_FLOW);
+  const flow = raw ? (JSON.parse(raw) as { token: string; expires_at: number }) : null;
+  return flow && flow.expires_at * 1000 > Date.now() ? flow.token : null;
+}
 
 /** The code the WeChat official account sends, for login (A09) and binding (A10). */
 export function WeChatCodeForm({ label, submit, busy, onCode }: { label: string; submit: string; busy: boolean; onCode: (code: string) => void }) {
@@ -68,9 +76,8 @@ export function TelegramCallback() {
       history.replaceState(null, '', location.pathname);
       const fields = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0))));
       const query = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
-      const bindFlow = sessionStorage.getItem(TELEGRAM_BIND_FLOW);
+      const bindFlow = takeBindFlow();
       if (bindFlow) {
-        sessionStorage.removeItem(TELEGRAM_BIND_FLOW);
         return location.assign(`/api/oauth/chatbot/bind/${encodeURIComponent(bindFlow)}?${new URLSearchParams(query)}`);
       }
       finishLogin(await api.call('A08', { query }), setChallenge);
