@@ -155,10 +155,24 @@ function nulRefused() {
   return new AppError('INVALID_PARAMETERS', { params: { detail: 'text must not contain NUL characters' } });
 }
 
-/** Whether a parsed JSON value holds a NUL character in any string or property name. */
+/**
+ * Whether a parsed JSON value holds a NUL character in any string or property name. Walks with its own
+ * stack: a body nested tens of thousands deep (a few hundred KB) must not overflow the call stack.
+ */
 function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\0') || holdsNul(v));
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const v = pending.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (v && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) {
+        if (k.includes('\0')) return true;
+        pending.push(inner);
+      }
+    }
+  }
   return false;
 }
