@@ -103,7 +103,8 @@ export async function fuzz(t: FuzzTarget): Promise<FuzzResult> {
             if (why) fail(c, identity.name, why);
             else if (r.status >= 500) {
               const code = t.errorShape === 'envelope' ? JSON.parse(r.text).code : JSON.parse(r.text).error.code;
-              result.allowed5xx[code] = (result.allowed5xx[code] ?? 0) + 1;
+              const key = `${code} (${c.op})`;
+              result.allowed5xx[key] = (result.allowed5xx[key] ?? 0) + 1;
             }
           } catch (e) {
             // A server may close the connection after refusing an oversized body before reading it.
@@ -129,7 +130,16 @@ export async function fuzz(t: FuzzTarget): Promise<FuzzResult> {
 /** One line for the test output and docs/security.md. */
 export function summary(t: FuzzTarget, r: FuzzResult): string {
   const statuses = Object.entries(r.byStatus).sort().map(([k, v]) => `${k} ${v}`).join(', ');
-  const allowed = Object.entries(r.allowed5xx).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  // "code (op)" keys grouped by code: "api_not_implemented 485 (EP01 EP02 …)".
+  const byCode = new Map<string, { n: number; ops: string[] }>();
+  for (const [key, n] of Object.entries(r.allowed5xx)) {
+    const [code, op] = key.split(' ');
+    const g = byCode.get(code!) ?? { n: 0, ops: [] };
+    g.n += n;
+    g.ops.push(op!.slice(1, -1));
+    byCode.set(code!, g);
+  }
+  const allowed = [...byCode].map(([code, g]) => `${code} ${g.n} (${g.ops.sort().join(' ')})`).join(', ') || 'none';
   return `fuzz ${t.service}: ${r.requests} requests over ${t.ops.length} operations × ${t.identities.length} identities in ${(r.ms / 1000).toFixed(1)} s (seed ${FUZZ_SEED}, runs ${FUZZ_RUNS}); statuses: ${statuses}; spec-defined 5xx: ${allowed}; failures: ${r.failures.length}`;
 }
 
