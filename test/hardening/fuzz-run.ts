@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { errorCatalog } from '../../src/contract/errors/index.js';
 import type { RegisteredOperation } from '../../src/contract/registry.js';
@@ -150,4 +151,17 @@ export function summary(t: FuzzTarget, r: FuzzResult): string {
 export function fuzzVariants(): Variant[] {
   const wanted = (process.env.FUZZ_DATABASES ?? 'sqlite').split(',').map((s) => s.trim());
   return variants().filter((v) => wanted.includes(v.name));
+}
+
+/**
+ * Runs the fuzz, prints the summary (and every failure), and asserts it was clean: more than 1000 requests,
+ * some of them answered 2xx (so cases got past authentication and validation), no failure.
+ */
+export async function assertFuzzClean(t: FuzzTarget): Promise<void> {
+  const r = await fuzz(t);
+  console.log(summary(t, r));
+  if (r.failures.length) console.log(r.failures.join('\n'));
+  assert.ok(r.requests > 1000, `only ${r.requests} requests`);
+  assert.ok((r.byStatus['2xx'] ?? 0) > 0, 'no request got a 2xx: the fuzz never reached a handler');
+  assert.deepEqual(r.failures.slice(0, 30), []);
 }

@@ -66,7 +66,7 @@ test('A25: an unknown username and a known one with a wrong password take the sa
   );
   // Same answer for both (and no other).
   assert.deepEqual([...answers], ['200 LOGIN_FAILED']);
-  // Loose bounds that a loaded 2-core box keeps; skipping the hash for unknown users gives ratio ~0.05, P ~0.
-  assert.ok(mu / mk > 0.6 && mu / mk < 1.6, `median ratio ${(mu / mk).toFixed(2)} outside 0.6–1.6`);
-  assert.ok(p > 0.2 && p < 0.8, `P(unknown slower) ${p.toFixed(2)} outside 0.2–0.8`);
+  // Loose bounds that a loaded 2-core box keeps; skipping the hash for unknown users gives ratio ~0.03, P ~0.02.
+  assert.ok(mu / mk > 0.5 && mu / mk < 2, `median ratio ${(mu / mk).toFixed(2)} outside 0.5–2`);
+  assert.ok(p > 0.15 && p < 0.85, `P(unknown slower) ${p.toFixed(2)} outside 0.15–0.85`);
 });
