@@ -5,16 +5,9 @@
  * the server used (all threads, and its main thread alone, from /proc) by the requests it served.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import autocannon from 'autocannon';
-import { startServer } from './lib.js';
+import { cpuMeter, startServer } from './lib.js';
 import { FLOOR_TOKEN, READER } from './users.js';
-
-/** CPU time in µs from a /proc stat file (utime + stime, in clock ticks of 10 ms). */
-function cpuMicros(statFile: string): number {
-  const fields = fs.readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
 
 async function accessToken(url: string, password: string): Promise<string> {
   const res = await fetch(`${url}/api/user/login`, {
@@ -43,15 +36,14 @@ async function probe(name: string) {
     const bearer = c.server === 'floor' ? FLOOR_TOKEN : name === 'read' ? await accessToken(s.url, password) : undefined;
     const opts = { url: s.url + c.path, connections: 20, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} };
     await autocannon({ ...opts, duration: 2 });
-    const pid = s.child.pid!;
-    const [all0, main0] = [cpuMicros(`/proc/${pid}/stat`), cpuMicros(`/proc/${pid}/task/${pid}/stat`)];
+    const meter = cpuMeter(s.child.pid!);
     const r = await autocannon({ ...opts, duration: 4 });
-    const [all1, main1] = [cpuMicros(`/proc/${pid}/stat`), cpuMicros(`/proc/${pid}/task/${pid}/stat`)];
     const n = r.requests.total;
+    const cpu = meter(n);
     const failed = r.non2xx + r.errors;
     console.log(
       `${name.padEnd(7)} ${Math.round(n / r.duration).toLocaleString('en-US').padStart(7)} req/s   server CPU per request: ` +
-        `${((all1 - all0) / n).toFixed(1)} µs all threads, ${((main1 - main0) / n).toFixed(1)} µs main thread${failed ? `   ${failed} FAILED` : ''}`,
+        `${cpu?.all.toFixed(1)} µs all threads, ${cpu?.main.toFixed(1)} µs main thread${failed ? `   ${failed} FAILED` : ''}`,
     );
   } finally {
     await s.stop();

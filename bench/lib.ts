@@ -16,6 +16,12 @@ export const LOAD = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
   seconds: Number(process.env.BENCH_SECONDS ?? 6),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
+  /** Cases compared by a ratio are measured in alternating slices of this length... */
+  sliceSeconds: Number(process.env.BENCH_SLICE_SECONDS ?? 2),
+  /** ...this many rounds (reads), */
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  /** ...and this many for logins, whose rate moves more from one slice to the next. */
+  loginRounds: Number(process.env.BENCH_LOGIN_ROUNDS ?? 5),
 };
 
 export interface Figures {
@@ -28,6 +34,8 @@ export interface Figures {
   total: number;
   /** Share of all CPU time the hypervisor stole during the measurement (stealMeter), where known. */
   steal?: number;
+  /** Server CPU per request in µs (all threads, and its main thread), when the case named the server's pid. */
+  cpu?: { all: number; main: number };
 }
 
 /** An autocannon request whose hooks are functions (not worker file paths). */
@@ -46,6 +54,8 @@ export interface CannonCase {
   body?: string;
   /** Called for every response; return false to count it as failed. */
   check?: (status: number, body: string) => boolean;
+  /** The server's process id: its CPU time (from /proc) is divided by the requests served. */
+  pid?: number;
 }
 
 function cannon(c: CannonCase, seconds: number, onFailure: () => void): Promise<autocannon.Result> {
@@ -80,10 +90,66 @@ export async function measure(c: CannonCase): Promise<Figures> {
 export async function measureFor(c: CannonCase, seconds: number): Promise<Figures> {
   let failed = 0;
   const steal = stealMeter();
+  const cpu = c.pid ? cpuMeter(c.pid) : undefined;
   const r = await cannon(c, seconds, () => failed++);
   const total = r.requests.total;
-  return { name: c.name, rps: total / r.duration, p50: r.latency.p50, p99: r.latency.p99, failed: failed + r.errors + r.timeouts, total, steal: steal() };
+  return {
+    name: c.name,
+    rps: total / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    failed: failed + r.errors + r.timeouts,
+    total,
+    steal: steal(),
+    cpu: cpu?.(total),
+  };
 }
+
+/** CPU time in µs from a /proc stat file (utime + stime, in clock ticks of 10 ms). */
+function cpuMicros(statFile: string): number {
+  const fields = fs.readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * Starts a meter of a process's CPU time (Linux /proc; all threads and the main thread); the returned
+ * function divides the time used since then by `requests` (undefined off Linux or when none were served).
+ */
+export function cpuMeter(pid: number): (requests: number) => { all: number; main: number } | undefined {
+  const read = (): [number, number] | undefined => {
+    try {
+      return [cpuMicros(`/proc/${pid}/stat`), cpuMicros(`/proc/${pid}/task/${pid}/stat`)];
+    } catch {
+      return undefined;
+    }
+  };
+  const start = read();
+  return (requests) => {
+    const end = read();
+    if (!start || !end || requests === 0) return undefined;
+    return { all: (end[0] - start[0]) / requests, main: (end[1] - start[1]) / requests };
+  };
+}
+
+/** One timed measurement of a case, of the given length (a CannonCase's measureFor, or an in-process loop). */
+export type Slice = (seconds: number) => Promise<Figures>;
+
+/**
+ * Measures the slices in turn for `rounds` rounds of `seconds` each, after one discarded warm-up of each,
+ * so a machine that drifts during the run weighs on all of them alike. Returns [round][slice].
+ */
+export async function alternate(slices: Slice[], rounds: number, seconds: number): Promise<Figures[][]> {
+  if (LOAD.warmupSeconds > 0) for (const slice of slices) await slice(LOAD.warmupSeconds);
+  const out: Figures[][] = [];
+  for (let i = 0; i < rounds; i++) {
+    const round: Figures[] = [];
+    for (const slice of slices) round.push(await slice(seconds));
+    out.push(round);
+  }
+  return out;
+}
+
+export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Joins measurements of equal length of one case: overall req/s, the median p50, the worst p99. */
 export function combine(parts: Figures[]): Figures {
@@ -95,7 +161,8 @@ export function combine(parts: Figures[]): Figures {
     p99: Math.max(...parts.map((f) => f.p99)),
     failed: parts.reduce((n, f) => n + f.failed, 0),
     total: parts.reduce((n, f) => n + f.total, 0),
-    steal: parts.every((f) => f.steal !== undefined) ? parts.reduce((n, f) => n + f.steal!, 0) / parts.length : undefined,
+    steal: parts.every((f) => f.steal !== undefined) ? mean(parts.map((f) => f.steal!)) : undefined,
+    cpu: parts.every((f) => f.cpu) ? { all: mean(parts.map((f) => f.cpu!.all)), main: mean(parts.map((f) => f.cpu!.main)) } : undefined,
   };
 }
 
@@ -132,16 +199,22 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFracti
 
 export const HEADER = `${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'× bare'.padStart(7)}  notes`;
 
-/** One table row; `baseline` is the bare Fastify req/s of this run. The host's steal ends the notes. */
-export function row(f: Figures, baseline: number, notes = ''): string {
+/**
+ * One table row; `baseline` is the bare Fastify req/s of this run (none: "—"). Server CPU per request,
+ * where measured, and the host's steal end the notes.
+ */
+export function row(f: Figures, baseline: number | undefined, notes = ''): string {
   const extra = f.failed ? `${f.failed}/${f.total} FAILED ` : '';
-  const steal = stealNote(f.steal);
-  return `${f.name.padEnd(44)} ${fmt(f.rps).padStart(9)} ${fmt(f.p50, 1).padStart(7)} ${fmt(f.p99, 1).padStart(7)} ${(f.rps / baseline).toFixed(3).padStart(7)}  ${extra}${notes}${notes && steal ? '; ' : ''}${steal}`;
+  const tail = [notes, f.cpu ? `server CPU ${f.cpu.all.toFixed(1)} µs/req` : '', stealNote(f.steal)].filter(Boolean).join('; ');
+  const ratio = baseline ? (f.rps / baseline).toFixed(3) : '—';
+  return `${f.name.padEnd(44)} ${fmt(f.rps).padStart(9)} ${fmt(f.p50, 1).padStart(7)} ${fmt(f.p99, 1).padStart(7)} ${ratio.padStart(7)}  ${extra}${tail}`;
 }
 
 export interface ServerChild {
   url: string;
   child: ChildProcess;
+  /** Everything the server reported over IPC when it was ready (at least its url). */
+  ready: Record<string, unknown>;
   stop(): Promise<void>;
 }
 
@@ -150,14 +223,19 @@ export interface ServerChild {
  * for it to report its URL over IPC. BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server.
  */
 export function startServer(kind: string, env: Record<string, string> = {}): Promise<ServerChild> {
+  return startChild(`bench server "${kind}"`, ['--import', 'tsx', path.join(BENCH_DIR, 'server.ts'), kind], env);
+}
+
+/** Starts `node <args>` with an IPC channel and waits for its {url} (or {error}) message. */
+export function startChild(label: string, args: string[], env: Record<string, string>): Promise<ServerChild> {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', path.join(BENCH_DIR, 'server.ts'), kind], {
+  const child = spawn(process.execPath, [...prof, ...args], {
     env: { ...process.env, ...env },
     // The server's request log goes to /dev/null: written as in production, but not read back here.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new Error(`bench server "${kind}" ${why}`));
+    const fail = (why: string) => reject(new Error(`${label} ${why}`));
     child.once('exit', (code) => fail(`exited early with code ${code}`));
     child.once('error', (e) => fail(e.message));
     child.once('message', (m: { url?: string; error?: string }) => {
@@ -166,6 +244,7 @@ export function startServer(kind: string, env: Record<string, string> = {}): Pro
       resolve({
         url: m.url,
         child,
+        ready: m,
         stop: () =>
           new Promise<void>((done) => {
             if (child.exitCode !== null) return done();

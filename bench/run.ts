@@ -1,23 +1,34 @@
 /**
  * `npm run bench`: bare Fastify baseline and the account cases, measured in one run with autocannon on
- * loopback, printed as req/s, p50/p99 and the ratio to the baseline. Then cross-instance revocation on
- * PostgreSQL + Redis (bench/revocation.ts; skipped when they are not reachable), the gateway cases when
- * bench/gateway.ts exists (it exports `gatewayBench(): Promise<string[]>`), and G33 over 1,000 channels against a
- * fake upstream (bench/channel-tests.ts). See docs/performance.md.
+ * loopback, printed as req/s, p50/p99 and the ratio to the baseline, then the better-auth peer
+ * (bench/peer.ts), the issue 15 targets with their verdicts, cross-instance revocation on PostgreSQL + Redis
+ * (bench/revocation.ts; skipped when they are not reachable), the gateway cases when bench/gateway.ts exists
+ * (it exports `gatewayBench(): Promise<string[]>`), and G33 over 1,000 channels against a fake upstream
+ * (bench/channel-tests.ts). `npx tsx bench/run.ts account peer` (or BENCH_ONLY=account,peer) runs only the
+ * sections named. See docs/performance.md.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_DIR, HEADER, LOAD, measure, row, startServer, type ServerChild } from './lib.js';
-import { accountBench, LOGIN_CONCURRENCY, sessionsRead } from './account.js';
+import { BENCH_DIR, combine, HEADER, LOAD, measure, row, startServer, type Figures, type ServerChild } from './lib.js';
+import { accountBench, LOGIN_CONCURRENCY } from './account.js';
+import { ensurePeerInstalled, peerBench } from './peer.js';
+import { cpuRatio, docsTable, judge, rateRatio, verdictLines, type Verdict } from './targets.js';
 import { FLOOR_TOKEN } from './users.js';
 import { channelTestBench } from './channel-tests.js';
 import { revocationBench } from './revocation.js';
 
-const TARGET_READ = 0.6;
-const TARGET_LOGIN = 0.9;
+const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The sections to run: the command's arguments, else BENCH_ONLY (comma-separated), else all. */
+function selectedSections(): Set<Section> {
+  const asked = process.argv.slice(2).length ? process.argv.slice(2) : (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+  for (const name of asked) if (!SECTIONS.includes(name as Section)) throw new Error(`unknown bench section "${name}" (${SECTIONS.join(', ')})`);
+  return new Set(asked.length ? (asked as Section[]) : SECTIONS);
+}
 
 async function withServer<T>(kind: string, env: Record<string, string>, fn: (s: ServerChild) => Promise<T>): Promise<T> {
   const server = await startServer(kind, env);
@@ -37,44 +48,86 @@ async function gatewayLines(): Promise<string[]> {
   return mod.gatewayBench();
 }
 
-async function main() {
-  const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
-  console.log(`machine: ${os.cpus().length} cpu (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, load avg ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  console.log(`load: autocannon, loopback, ${LOAD.connections} connections (login and raw argon2: ${LOGIN_CONCURRENCY}), pipelining 1, ${LOAD.warmupSeconds}s warm-up + ${LOAD.seconds}s measured per case; servers in a child process`);
-  console.log('');
-  console.log(HEADER);
+/** Every figure printed, so a failed request anywhere makes the command fail. */
+const printed: Figures[] = [];
+function print(f: Figures, baseline: number | undefined, notes = ''): void {
+  printed.push(f);
+  console.log(row(f, baseline, notes));
+}
+const column = (rounds: Figures[][], i: number) => combine(rounds.map((r) => r[i]!));
 
-  const bare = await withServer('bare', {}, (s) => measure({ name: 'bare Fastify hello-world JSON', url: `${s.url}/` }));
+async function account(password: string): Promise<Verdict[]> {
+  const bare = await withServer('bare', {}, (s) => measure({ name: 'bare Fastify hello-world JSON', url: `${s.url}/`, pid: s.child.pid }));
   const baseline = bare.rps;
-  console.log(row(bare, baseline, 'baseline'));
-
-  const floor = await withServer('floor', {}, (s) => sessionsRead(s.url, FLOOR_TOKEN, 'minimal authenticated read (floor)'));
-
-  const password = crypto.randomBytes(18).toString('base64url');
-  const acc = await withServer('account', { BENCH_PASSWORD: password }, (s) => accountBench(s.url, password));
-  const readRatio = acc.read.rps / baseline;
-  const loginRatio = acc.login.rps / acc.argon2.rps;
-  const met = (ok: boolean) => (ok ? 'MET' : 'MISSED');
-  console.log(row(acc.health, baseline, 'for reading the others: kit cost only'));
-  console.log(row(floor, baseline, 'hand-written: no logs, hooks or metrics; see bench/server.ts'));
-  console.log(row(acc.read, baseline, `target ≥ ${TARGET_READ}× bare: ${met(readRatio >= TARGET_READ)}`));
-  console.log(row(acc.refresh, baseline));
-  console.log(row(acc.argon2, baseline, 'in-process, no HTTP; alternating with login'));
-  console.log(row(acc.login, baseline, `${loginRatio.toFixed(3)}× raw argon2id; target ≥ ${TARGET_LOGIN}: ${met(loginRatio >= TARGET_LOGIN)}`));
-
+  print(bare, baseline, 'baseline');
+  const acc = await withServer('floor', {}, (floor) =>
+    withServer('account', { BENCH_PASSWORD: password }, (s) =>
+      accountBench({ url: s.url, pid: s.child.pid! }, { url: floor.url, pid: floor.child.pid! }, FLOOR_TOKEN, password),
+    ),
+  );
+  const alternating = `${LOAD.rounds} alternating slices`;
+  print(acc.health, baseline, 'for reading the others: kit cost only');
+  print(column(acc.readRounds, 0), baseline, `hand-written, see bench/server.ts; ${alternating} with A43`);
+  print(column(acc.readRounds, 1), baseline, alternating);
+  print(acc.refresh, baseline);
+  print(column(acc.loginRounds, 0), baseline, `in-process, no HTTP; ${LOAD.loginRounds} alternating slices with login`);
+  print(column(acc.loginRounds, 1), baseline);
   // Measured again last: how far the shared machine drifted during the run.
-  const again = await withServer('bare', {}, (s) => measure({ name: 'bare Fastify again (drift check)', url: `${s.url}/` }));
-  console.log(row(again, baseline, 'same as the first row when the machine was steady'));
+  const again = await withServer('bare', {}, (s) => measure({ name: 'bare Fastify again (drift check)', url: `${s.url}/`, pid: s.child.pid }));
+  print(again, baseline, 'same as the first row when the machine was steady');
+  return [
+    judge({ name: 'A43 read / floor (req/s)', ratio: rateRatio(1, 0), goal: 0.8, kind: 'min', rounds: acc.readRounds }),
+    judge({ name: 'A43 / floor server CPU per read', ratio: cpuRatio(1, 0), goal: 1.5, kind: 'max', rounds: acc.readRounds }),
+    judge({ name: 'login / raw argon2id verify', ratio: rateRatio(1, 0), goal: 0.85, kind: 'min', rounds: acc.loginRounds }),
+  ];
+}
 
-  const failed = [bare, again, floor, acc.health, acc.read, acc.refresh, acc.login, acc.argon2].some((f) => f.failed > 0);
-  if (failed) {
-    console.log('some requests failed (see FAILED above): the figures of those cases are not valid');
-    process.exitCode = 1;
+async function peer(password: string): Promise<Verdict[]> {
+  const figures = await peerBench(password);
+  const alternating = (n: number) => `${n} alternating slices`;
+  print(column(figures.readRounds, 0), undefined, alternating(LOAD.rounds));
+  print(column(figures.readRounds, 1), undefined, 'session cookie, no cookie cache');
+  print(column(figures.loginRounds, 0), undefined, alternating(LOAD.loginRounds));
+  print(column(figures.loginRounds, 1), undefined, 'argon2id at our parameters (checked)');
+  return [
+    judge({ name: 'A43 read / better-auth get-session', ratio: rateRatio(0, 1), goal: 20, kind: 'min', rounds: figures.readRounds }),
+    judge({ name: 'login / better-auth sign-in', ratio: rateRatio(0, 1), goal: 1, kind: 'min', rounds: figures.loginRounds }),
+  ];
+}
+
+async function main() {
+  const sections = selectedSections();
+  const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
+  const loadAverage = os.loadavg();
+  console.log(`machine: ${os.cpus().length} cpu (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, load avg ${loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`sections: ${[...sections].join(', ')}`);
+
+  const verdicts: Verdict[] = [];
+  if (sections.has('account') || sections.has('peer')) {
+    if (sections.has('peer')) ensurePeerInstalled();
+    console.log(
+      `load: autocannon, loopback, ${LOAD.connections} connections (login, sign-in and raw argon2: ${LOGIN_CONCURRENCY}), pipelining 1, ` +
+        `${LOAD.warmupSeconds}s warm-up + ${LOAD.seconds}s measured per case, compared cases in alternating ${LOAD.sliceSeconds}s slices; servers in child processes`,
+    );
+    console.log('');
+    console.log(HEADER);
+    const password = crypto.randomBytes(18).toString('base64url');
+    if (sections.has('account')) verdicts.push(...(await account(password)));
+    if (sections.has('peer')) verdicts.push(...(await peer(password)));
+    if (printed.some((f) => f.failed > 0)) {
+      console.log('some requests failed (see FAILED above): the figures of those cases are not valid');
+      process.exitCode = 1;
+    }
+    console.log('');
+    for (const line of verdictLines(verdicts)) console.log(line);
+    console.log('');
+    console.log('for docs/performance.md:');
+    for (const line of docsTable(verdicts, loadAverage)) console.log(line);
   }
 
-  await part('revocation', 'BENCH_SKIP_REVOCATION', revocationBench);
-  await part('gateway', undefined, gatewayLines);
-  await part('G33', 'BENCH_SKIP_CHANNEL_TESTS', channelTestBench);
+  if (sections.has('revocation')) await part('revocation', 'BENCH_SKIP_REVOCATION', revocationBench);
+  if (sections.has('gateway')) await part('gateway', undefined, gatewayLines);
+  if (sections.has('g33')) await part('G33', 'BENCH_SKIP_CHANNEL_TESTS', channelTestBench);
 }
 
 /** Prints one further part of the run after a blank line (or that `skip`=1 skipped it); a part that throws fails the run. */

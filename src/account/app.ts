@@ -105,11 +105,15 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
 /** What the web console needs before anyone logs in (no secrets): providers and feature switches. */
 function consoleSettings(ctx: AccountContext) {
   const providers = [...ctx.services.emailOAuth.oauth.providers.values()].filter((p) => p.enabled);
+  const { telegram: tg, wechat } = ctx.config.mailOAuth;
   return {
     oauth: providers.map((p) => ({ slug: p.slug, name: p.name })),
     passkey: ctx.config.passkey.enabled,
     password_encryption: ctx.config.passwordLoginEncryptionEnabled,
     email_verification: ctx.config.emailVerificationEnabled,
+    // The bot id is the public part of the token before ':' (Telegram's login page takes it); never the token.
+    telegram: tg.botToken && /^\d+:/.test(tg.botToken) ? { bot_id: tg.botToken.split(':')[0], bot_name: tg.botName } : null,
+    wechat: wechat.enabled && !!wechat.serverAddress,
   };
 }
 

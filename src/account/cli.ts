@@ -3,7 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
 import { createAccountContext } from './app.js';
 import { ROLE } from './db.js';
-import { passwordProblem } from './users/service.js';
+import { passwordProblem } from './users/password-policy.js';
 
 const ROLES: Record<string, number> = { user: ROLE.user, admin: ROLE.admin, root: ROLE.root };
 
@@ -34,11 +34,11 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
     .option('--email <email>')
     .option('--role <role>', 'root | admin | user', 'user')
     .action(async (o) => {
-      const problem = passwordProblem(o.password);
-      if (problem) throw new Error(problem);
-      const id = await withCtx((ctx) =>
-        ctx.services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role: roleOf(o.role) }),
-      );
+      const id = await withCtx((ctx) => {
+        const problem = passwordProblem(o.password, { username: o.username, words: ctx.config.passwordContextWords });
+        if (problem) throw new Error(problem);
+        return ctx.services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role: roleOf(o.role) });
+      });
       console.log(`created user ${o.username} (id ${id}, role ${o.role})`);
     });
 

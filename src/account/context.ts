@@ -24,6 +24,11 @@ export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unkn
  */
 export interface AccountHooks {
   consumeEmailCode?: (purpose: string, email: string, code: string) => Promise<boolean>;
+  /**
+   * Tells the user by mail that how they sign in changed (password reset, second factor, passkey; ASVS
+   * 6.3.7), after the change is committed. Set by the email module; never throws (a failed send is logged).
+   */
+  securityChanged?: (userId: number, reason: string) => Promise<void>;
   /** Returns a verification challenge when the user has a second factor, else null (log in directly). */
   secondFactor?: (user: UserRow, loginMethod: string) => Promise<PrimaryLoginOutcome>;
   /**

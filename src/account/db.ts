@@ -27,6 +27,7 @@ export interface UserSessionsTable {
   refresh_hash: string;
   previous_refresh_hash: string | null;
   previous_valid_until: number | null;
+  recent_rotations: string | null;
   login_method: string;
   ip: string;
   user_agent: string;

@@ -262,6 +262,8 @@ export function loadConfig(env: Env = process.env) {
     registerEnabled: bool(env, 'REGISTER_ENABLED', true),
     passwordRegisterEnabled: bool(env, 'PASSWORD_REGISTER_ENABLED', true),
     emailVerificationEnabled: bool(env, 'EMAIL_VERIFICATION_ENABLED', false),
+    /** Extra words (organisation, brand) a new password must not be, give or take digits and symbols. */
+    passwordContextWords: list(env, 'PASSWORD_CONTEXT_WORDS'),
     sessions: {
       activeLimit: int(env, 'USER_SESSION_ACTIVE_LIMIT', 50, 1),
       issuanceLimit: int(env, 'USER_SESSION_ISSUANCE_LIMIT', 100, 1),
@@ -269,6 +271,7 @@ export function loadConfig(env: Env = process.env) {
       limitPolicy: oneOf(env, 'USER_SESSION_LIMIT_POLICY', 'reject', ['reject', 'evict_oldest'] as const),
       accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86400),
       sessionTtlSeconds: int(env, 'SESSION_TTL_SECONDS', 2592000, 60),
+      idleTimeoutSeconds: int(env, 'SESSION_IDLE_TIMEOUT_SECONDS', 604800, 60),
       refreshReuseGraceSeconds: int(env, 'REFRESH_REUSE_GRACE_SECONDS', 30, 0, 3600),
     },
     rateLimit: {

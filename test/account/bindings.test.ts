@@ -160,6 +160,13 @@ eachDatabase('A31 / A32 / A20 / A21 / A19 bindings', (v) => {
     const bad = await admin.delete(`/api/user/${carolId}/bindings/myspace`);
     assert.equal(bad.status, 400);
     assert.equal(bad.json.code, 'BINDING_TYPE_INVALID');
+    // Names of Object.prototype's members are no binding types either (one was a 500 from the database).
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const odd = await admin.delete(`/api/user/${carolId}/bindings/${name}`);
+      assert.equal(odd.status, 400, `${name}: ${odd.text}`);
+      assert.equal(odd.json.code, 'BINDING_TYPE_INVALID');
+    }
+    assert.equal(s.ctx.services.emailOAuth.bindings.kindOf('__proto__'), null);
     const user = s.browser();
     await user.login('carol', 'carol password 1');
     assert.equal((await user.delete(`/api/user/${carolId}/bindings/github`)).status, 403);

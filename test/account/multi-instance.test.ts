@@ -1,37 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { POSTGRES_URL, REDIS_URL, freshSchema, variants } from '../helpers/services.js';
-import { startAccount, type AccountServer } from '../helpers/account.js';
+import { postgresWithRedis } from '../helpers/services.js';
+import { startTwoAccounts, type AccountServer } from '../helpers/account.js';
 
 const PASSWORD = 'multi-instance-password';
-const pgVariant = variants().find((v) => v.name === 'postgres' && v.redisUrl);
+const pgVariant = postgresWithRedis('two instances sharing PostgreSQL + Redis');
 
-if (!pgVariant) {
-  test('two instances sharing PostgreSQL + Redis', {
-    skip: `needs TEST_POSTGRES_URL and TEST_REDIS_URL (set: ${POSTGRES_URL ? 'pg' : '-'} ${REDIS_URL ? 'redis' : '-'}); CI sets both`,
-  }, () => {});
-} else {
+if (pgVariant) {
   let a: AccountServer;
   let b: AccountServer;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   before(async () => {
-    const schema = freshSchema(pgVariant.postgresUrl!);
-    drop = schema.drop;
-    const env = {
+    ({ a, b, close } = await startTwoAccounts(pgVariant, {
       CRITICAL_RATE_LIMIT_ENABLED: 'true',
       CRITICAL_RATE_LIMIT: '6',
       CRITICAL_RATE_LIMIT_DURATION: '60',
       REDIS_KEY_PREFIX: `mi${process.pid}${Date.now()}:`,
-    };
-    a = await startAccount(pgVariant, { databaseUrl: schema.url, env });
-    b = await startAccount(pgVariant, { databaseUrl: schema.url, env });
+    }));
     await a.ctx.services.users.insertUser({ username: 'shared', password: PASSWORD });
   });
   after(async () => {
     await a.ctx.limiter.reset('critical:127.0.0.1');
-    await a.close();
-    await b.close();
-    await drop();
+    await close();
   });
 
   test('a session revoked on instance A stops working on instance B within 1 second', async () => {

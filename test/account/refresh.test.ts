@@ -89,14 +89,22 @@ eachDatabase('A24 refresh', (v) => {
     assert.equal(viaReferer.status, 200);
   });
 
-  test('two tabs refreshing the same token at once both succeed with the same successor', async () => {
+  test('twenty tabs refreshing the same token at once all succeed with one successor, rotated once', async () => {
     const a = await loggedIn();
-    const tab2 = s.browser();
-    tab2.cookies.set('new_api_refresh', a.cookies.get('new_api_refresh')!);
-    const [r1, r2] = await Promise.all([refresh(a), refresh(tab2)]);
-    assert.equal(r1.status, 200);
-    assert.equal(r2.status, 200);
-    assert.equal(a.cookies.get('new_api_refresh'), tab2.cookies.get('new_api_refresh'));
+    const shared = a.cookies.get('new_api_refresh')!;
+    const tabs = Array.from({ length: 20 }, () => {
+      const tab = s.browser();
+      tab.cookies.set('new_api_refresh', shared);
+      return tab;
+    });
+    const replies = await Promise.all(tabs.map((t) => refresh(t)));
+    assert.deepEqual(replies.map((r) => r.status), tabs.map(() => 200));
+    const successors = new Set(tabs.map((t) => t.cookies.get('new_api_refresh')));
+    assert.equal(successors.size, 1);
+    assert.notEqual([...successors][0], shared);
+    // The next refresh from any tab rotates normally: the session was rotated once, not twenty times.
+    assert.equal((await refresh(tabs[7])).status, 200);
+    assert.equal((await refresh(tabs[3])).status, 200, 'a tab one rotation behind, inside the window');
   });
 
   test('previous token inside the grace window returns the successor; after it, reuse revokes the session', async () => {
@@ -119,6 +127,77 @@ eachDatabase('A24 refresh', (v) => {
     const legit = await refresh(b);
     assert.equal(legit.status, 401);
     assert.equal(legit.json.code, 'AUTH_SESSION_REVOKED');
+  });
+
+  /** Logs in and rotates `times` times; returns the browser and every token of the chain, oldest first. */
+  async function rotated(times: number) {
+    const b = await loggedIn();
+    const chain = [b.cookies.get('new_api_refresh')!];
+    for (let i = 0; i < times; i++) {
+      assert.equal((await refresh(b)).status, 200);
+      chain.push(b.cookies.get('new_api_refresh')!);
+    }
+    return { b, chain };
+  }
+  const present = (token: string) => {
+    const other = s.browser();
+    other.cookies.set('new_api_refresh', token);
+    return refresh(other);
+  };
+
+  test('inside the grace window a token three rotations old answers with the current one and revokes nothing', async () => {
+    const { b, chain } = await rotated(3);
+    const r = await present(chain[0]);
+    assert.equal(r.status, 200);
+    assert.ok(r.setCookies.some((c) => c.startsWith(`new_api_refresh=${chain[3]};`)), 'the current token, not a new one');
+    assert.equal((await refresh(b)).status, 200, 'the holder of the current token rotates as usual');
+  });
+
+  test('rotate three times, replay the first after the grace window: the session is revoked, every token refused', async () => {
+    const { b, chain } = await rotated(3);
+    await new Promise((r) => setTimeout(r, 3100));
+    const reuse = await present(chain[0]);
+    assert.equal(reuse.status, 401);
+    assert.equal(reuse.json.code, 'AUTH_SESSION_REVOKED');
+    const sid = chain[0].split('.')[0];
+    const row = await s.ctx.database.db.selectFrom('user_sessions').selectAll().where('sid', '=', sid).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'revoked');
+    assert.equal(row.revoked_reason, 'refresh_reuse');
+    for (const token of chain) {
+      const r = await present(token);
+      assert.equal(r.status, 401);
+      assert.equal(r.json.code, 'AUTH_SESSION_REVOKED');
+    }
+    assert.equal((await b.get('/api/user/sessions')).status, 401, 'its access token is refused too');
+  });
+
+  test('a stale token does not ride on a recent rotation: its own grace window counts, not the last one', async () => {
+    const { b, chain } = await rotated(1);
+    await new Promise((r) => setTimeout(r, 3100));
+    assert.equal((await refresh(b)).status, 200, 'a fresh rotation opens a new window for the previous token only');
+    const reuse = await present(chain[0]);
+    assert.equal(reuse.status, 401, 'two rotations old and rotated away 3 s ago: reuse');
+    assert.equal(reuse.json.code, 'AUTH_SESSION_REVOKED');
+    assert.equal((await refresh(b)).status, 401, 'the family is revoked');
+  });
+
+  test('a forged secret in the shape of a later token revokes nothing', async () => {
+    const { b, chain } = await rotated(1);
+    const [sid, secret] = chain[1].split('.');
+    const r = await present(`${sid}.${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`);
+    assert.equal(r.status, 401);
+    assert.equal(r.json.code, 'AUTH_UNAUTHORIZED');
+    assert.equal((await refresh(b)).status, 200);
+  });
+
+  test('a logged-out session is refused with its current and its previous token', async () => {
+    const { b, chain } = await rotated(1);
+    assert.equal((await b.post('/api/user/auth/logout')).status, 200);
+    for (const token of chain) {
+      const r = await present(token);
+      assert.equal(r.status, 401);
+      assert.equal(r.json.code, 'AUTH_SESSION_REVOKED');
+    }
   });
 
   test('an expired session cannot be refreshed', async () => {

@@ -4,7 +4,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { buildAccountApp } from '../../src/account/app.js';
 import { ROLE } from '../../src/account/db.js';
 import { captureLog } from './log-capture.js';
-import { freshDatabase, tempDir, type Variant } from './services.js';
+import { freshDatabase, freshSchema, tempDir, type Variant } from './services.js';
 import { Browser } from './http.js';
 
 export const SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789';
@@ -82,6 +82,28 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
       await runtime.close();
       if (!opts.databaseUrl) await drop();
       if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Two account instances on one fresh PostgreSQL schema of the variant, as two processes behind a balancer;
+ * close() closes both and drops the schema.
+ */
+export async function startTwoAccounts(variant: Variant, env: Record<string, string> = {}) {
+  const schema = freshSchema(variant.postgresUrl!);
+  const a = await startAccount(variant, { databaseUrl: schema.url, env });
+  const b = await startAccount(variant, { databaseUrl: schema.url, env }).catch(async (e) => {
+    await a.close();
+    throw e;
+  });
+  return {
+    a,
+    b,
+    async close() {
+      await a.close();
+      await b.close();
+      await schema.drop();
     },
   };
 }

@@ -45,3 +45,11 @@ export async function screenshot(page: Page, name: string, opts: { readme?: bool
   }
   return file;
 }
+
+/** A gateway console page already signed in with a staff token (the console keeps it in sessionStorage). */
+export async function signedInGatewayPage(browser: Browser, url: string, token: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.addInitScript((t) => sessionStorage.setItem('console.staff_token', t), token);
+  await page.goto(url);
+  return page;
+}

@@ -28,6 +28,8 @@ export async function startOidc() {
     issuer: server.issuer.url!,
     user,
     challenges,
+    /** The mock's event emitter, for tests that alter what the provider answers. */
+    service: server.service,
     stop: () => server.stop(),
   };
 }

@@ -39,6 +39,19 @@ export function eachDatabase(title: string, body: (v: Variant) => void) {
 }
 
 /**
+ * The PostgreSQL variant with Redis (what several instances of a service share), or undefined after
+ * registering a skipped test named `title` that says which of the two is missing.
+ */
+export function postgresWithRedis(title: string): Variant | undefined {
+  const v = variants().find((x) => x.name === 'postgres' && x.redisUrl);
+  if (!v) {
+    const set = `${POSTGRES_URL ? 'pg' : '-'} ${REDIS_URL ? 'redis' : '-'}`;
+    test(title, { skip: `needs TEST_POSTGRES_URL and TEST_REDIS_URL (set: ${set}); CI sets both` }, () => {});
+  }
+  return v;
+}
+
+/**
  * A database URL of its own for one server or test on the variant: a fresh PostgreSQL schema, a fresh
  * MySQL database, or the given SQLite file; drop() removes the first two.
  */

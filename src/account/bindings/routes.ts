@@ -5,8 +5,8 @@ import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { langOfRequest } from '../email/routes.js';
+import { userIdSchema as userId } from '../users/routes.js';
 
-const userId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const providerId = Type.String({ minLength: 1, maxLength: 64 });
 
 export const bindingRoutes = [

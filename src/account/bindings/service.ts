@@ -24,6 +24,11 @@ export const BUILT_IN: Record<string, { column: BindingColumn; name: string }> =
   telegram: { column: 'telegram_id', name: 'Telegram' },
 };
 
+/** The built-in type named by a request; own keys only, so "__proto__" or "constructor" is no type. */
+function builtIn(slug: string) {
+  return Object.hasOwn(BUILT_IN, slug) ? BUILT_IN[slug] : undefined;
+}
+
 function affCode(): string {
   return crypto.randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
 }
@@ -33,7 +38,8 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
   const db = bindingDb(ctx);
 
   function kindOf(slug: string): IdentityKind | null {
-    return kinds().get(slug) ?? (BUILT_IN[slug] ? { slug, ...BUILT_IN[slug] } : null);
+    const known = builtIn(slug);
+    return kinds().get(slug) ?? (known ? { slug, ...known } : null);
   }
 
   async function findUser(kind: IdentityKind, providerUserId: string): Promise<BindingUserRow | undefined> {
@@ -162,8 +168,9 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
     async clear(userId: number, bindingType: string) {
       const user = await bindingsStore.userById(db, userId);
       if (!user) throw new AppError('USER_NOT_FOUND');
+      const column = builtIn(bindingType)?.column;
       if (bindingType === 'email') await bindingsStore.setEmail(db, userId, null);
-      else if (BUILT_IN[bindingType]) await bindingsStore.setColumn(db, userId, BUILT_IN[bindingType].column, null);
+      else if (column) await bindingsStore.setColumn(db, userId, column, null);
       else throw new AppError('BINDING_TYPE_INVALID');
       return user;
     },

@@ -10,6 +10,21 @@ import { emailCodesStore } from './store.js';
 import { renderMail } from './templates.js';
 
 export const CODE_MAX_ATTEMPTS = 5;
+
+/**
+ * The mail line for each change made through `securityChanged` (the session revocation reasons). Changes
+ * that mail their own notice (email and OAuth bindings) are not listed.
+ */
+const SECURITY_CHANGES: Record<string, string> = {
+  password_reset: 'password reset',
+  twofa_enabled: 'two-factor authentication enabled',
+  twofa_disabled: 'two-factor authentication disabled',
+  twofa_backup_codes_regenerated: 'backup codes regenerated',
+  passkey_registered: 'passkey registered',
+  passkey_deleted: 'passkey removed',
+  admin_twofa_disabled: 'two-factor authentication removed by an administrator',
+  admin_passkey_reset: 'passkey removed by an administrator',
+};
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Trimmed, lower-cased address, or EMAIL_INVALID. */
@@ -68,6 +83,14 @@ export function createEmailService(ctx: AccountContext, mailer: Mailer) {
     return (await mailer.send({ to, subject: m.subject, text: m.text })).delivered;
   }
 
+  /** Tells the user about a committed security change; returns notification_warning (true = not sent). */
+  async function notify(address: string | null | undefined, action: string, lang: Lang): Promise<boolean> {
+    if (!address) return false;
+    const failed = !(await send(address, 'security_notice', lang, { action }));
+    if (failed) ctx.log.warn({ action, notification_failed: true }, 'security notification could not be sent');
+    return failed;
+  }
+
   return {
     issue,
     consume,
@@ -97,12 +120,19 @@ export function createEmailService(ctx: AccountContext, mailer: Mailer) {
       if (!delivered) throw new AppError('EMAIL_SEND_FAILED');
     },
 
-    /** Tells the user about a committed security change; returns notification_warning (true = not sent). */
-    async notify(address: string | null | undefined, action: string, lang: Lang): Promise<boolean> {
-      if (!address) return false;
-      const failed = !(await send(address, 'security_notice', lang, { action }));
-      if (failed) ctx.log.warn({ action, notification_failed: true }, 'security notification could not be sent');
-      return failed;
+    notify,
+
+    /** Mails the notice of a `SECURITY_CHANGES` change; a failure is only logged, the change stands. */
+    async securityChanged(userId: number, reason: string) {
+      const action = SECURITY_CHANGES[reason];
+      if (!action) return;
+      try {
+        const user = await ctx.services.users.byId(userId);
+        // The user's language is not known outside a request; the notice is short and in English.
+        await notify(user?.email, action, 'en');
+      } catch (e) {
+        ctx.log.warn({ err: e, action, notification_failed: true }, 'security notification could not be sent');
+      }
     },
 
     purge() {

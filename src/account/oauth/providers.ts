@@ -214,5 +214,7 @@ export async function exchangeCode(
   const opts = { [oauth.allowInsecureRequests]: insecure, signal: AbortSignal.timeout(TIMEOUT_MS) };
   const res = await oauth.authorizationCodeGrantRequest(as, p.client, p.clientAuth(), callback, input.redirectUri, p.pkce ? input.verifier : oauth.nopkce, opts);
   const tokens = await oauth.processAuthorizationCodeResponse(as, p.client, res, p.oidc ? { expectedNonce: input.nonce, requireIdToken: true } : undefined);
+  // oauth4webapi trusts the token endpoint's TLS and skips the ID token signature; we check it (ASVS 6.8.2).
+  if (p.oidc) await oauth.validateApplicationLevelSignature(as, res, opts);
   return p.userInfo(as, tokens);
 }

@@ -27,6 +27,7 @@ export function createEmailOAuthServices(ctx: AccountContext) {
   const wechat = createWeChatService(ctx, bindings, email);
   const telegram = createTelegramService(ctx, bindings);
   ctx.hooks.consumeEmailCode = (purpose, address, code) => email.consume(purpose, address, code);
+  ctx.hooks.securityChanged = (userId, reason) => email.securityChanged(userId, reason);
   return { mailer, email, reset, emailBinding, bindings, oauth: oauthService, wechat, telegram };
 }
 

@@ -6,6 +6,7 @@ import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
 import { requireSecurityProof } from '../verification-seam.js';
+import { userIdSchema } from '../users/routes.js';
 
 const token = Type.Optional(Type.String({ maxLength: 128 }));
 const rpId = Type.Optional(Type.String({ maxLength: 255 }));
@@ -51,7 +52,7 @@ export const passkeyRoutes = [
   }),
 
   implement('A22', {
-    schema: { params: Type.Object({ id: Type.Integer({ minimum: 1 }) }) },
+    schema: { params: Type.Object({ id: userIdSchema }) },
     handler: async (req) => ok(await accountOf(req).services.passkeys.adminReset(identityOf(req), req.params.id), 'Passkey reset'),
   }),
 

@@ -4,7 +4,7 @@ import { hashPassword } from '../../kit/crypto/password.js';
 import { deriveKey, hmac, randomToken, safeEqual } from '../../kit/crypto/tokens.js';
 import { nowSeconds, USER_STATUS } from '../db.js';
 import type { AccountContext } from '../context.js';
-import { passwordProblem } from '../users/service.js';
+import { passwordProblem } from '../users/password-policy.js';
 import { bindingDb } from '../bindings/store.js';
 import { emailCodesStore } from '../email/store.js';
 import { CODE_MAX_ATTEMPTS, normalizeEmail, type EmailService } from '../email/service.js';
@@ -61,7 +61,7 @@ export function createResetService(ctx: AccountContext, email: EmailService) {
       if (!address || !token || token.length > 128) throw invalid();
       const chosen = input.password ? input.password : null;
       if (chosen !== null) {
-        const problem = passwordProblem(chosen);
+        const problem = passwordProblem(chosen, { words: ctx.config.passwordContextWords });
         if (problem) throw new AppError('RESET_PASSWORD_INVALID', { params: { detail: problem } });
       }
       const row = await emailCodesStore.get(db, PURPOSE, address);
@@ -75,6 +75,10 @@ export function createResetService(ctx: AccountContext, email: EmailService) {
         await emailCodesStore.addAttempt(db, PURPOSE, address);
         throw invalid();
       }
+      // Only now, with the token proven, may the answer depend on the account (its username).
+      const owner = await db.selectFrom('users').select('username').where('email', '=', address).where('deleted_at', 'is', null).executeTakeFirst();
+      const close = chosen !== null && owner ? passwordProblem(chosen, { username: owner.username, words: ctx.config.passwordContextWords }) : null;
+      if (close) throw new AppError('RESET_PASSWORD_INVALID', { params: { detail: close } });
       const password = chosen ?? generatedPassword();
       const passwordHash = await hashPassword(password);
       const userId = await db.transaction().execute(async (trx) => {
@@ -96,6 +100,7 @@ export function createResetService(ctx: AccountContext, email: EmailService) {
       if (userId === null) throw invalid();
       await ctx.services.sessions.revokeAllOfUser(userId, 'password_reset');
       await ctx.invalidateUser(userId);
+      await email.securityChanged(userId, 'password_reset');
       return chosen === null ? password : null;
     },
   };

@@ -8,6 +8,11 @@ import { createAccessTokens } from './tokens.js';
 import { createAccessResolver } from './access.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 
+/** Length of the tag that ends every refresh secret this server issues (16 bytes, base64url). */
+const TAG_LENGTH = 22;
+/** How many rotations behind a token may be and still be recognised by following the chain forward. */
+const MAX_GENERATIONS_BEHIND = 16;
+
 export interface ClientInfo {
   ip: string;
   userAgent: string;
@@ -49,9 +54,42 @@ export function createSessionsService(ctx: AccountContext) {
   const refreshKey = deriveKey(ctx.secret, 'refresh');
   const rotateKey = deriveKey(ctx.secret, 'refresh-rotate');
 
+  const tagKey = deriveKey(ctx.secret, 'refresh-tag');
+
   const hashSecret = (secret: string) => hmac(refreshKey, secret);
+  // Every secret ends in a tag only this server can compute, so a replayed old token is told apart from a
+  // guessed one: the first revokes the session (reuse detection), the second revokes nothing.
+  const tagOf = (sid: string, body: string) => hmac(tagKey, `${sid}.${body}`).slice(0, TAG_LENGTH);
+  const minted = (sid: string, body: string) => body + tagOf(sid, body);
+  const issuedHere = (sid: string, secret: string) =>
+    secret.length > TAG_LENGTH && safeEqual(secret.slice(-TAG_LENGTH), tagOf(sid, secret.slice(0, -TAG_LENGTH)));
   // Deterministic successor: two tabs refreshing the same token at once compute the same next token.
-  const successor = (sid: string, secret: string) => hmac(rotateKey, `${sid}.${secret}`);
+  const successor = (sid: string, secret: string) => minted(sid, hmac(rotateKey, `${sid}.${secret}`));
+
+  /**
+   * Follows the successor chain from a presented secret to the stored one: how many rotations the
+   * presented token is behind (0 = current) and the current secret, or null when it is not within reach.
+   */
+  function catchUp(sid: string, secret: string, storedHash: string): { behind: number; current: string } | null {
+    let s = secret;
+    for (let behind = 0; behind <= MAX_GENERATIONS_BEHIND; behind++) {
+      if (safeEqual(hashSecret(s), storedHash)) return { behind, current: s };
+      s = successor(sid, s);
+    }
+    return null;
+  }
+
+  const rotationTimes = (row: SessionRow) => (row.recent_rotations ? row.recent_rotations.split(' ').map(Number) : []);
+  /**
+   * Until when a token `behind` rotations old may still be presented: the grace window that began when it
+   * was rotated away (gotrue's reuse interval is per token too), so a long-stale token cannot ride on a
+   * recent rotation. Sessions rotated before rotation times were kept know only their previous token's.
+   */
+  function graceEnd(row: SessionRow, behind: number): number {
+    if (behind === 1) return Number(row.previous_valid_until ?? 0);
+    const rotatedAt = rotationTimes(row)[behind - 1];
+    return rotatedAt === undefined ? 0 : rotatedAt + cfg.refreshReuseGraceSeconds;
+  }
 
   async function signAccess(session: SessionRow) {
     const { token, expiresAt } = await tokens.sign({
@@ -85,7 +123,7 @@ export function createSessionsService(ctx: AccountContext) {
      */
     async issue(user: UserRow, loginMethod: string, client: ClientInfo): Promise<IssuedSession> {
       const sid = crypto.randomUUID();
-      const secret = randomToken(48);
+      const secret = minted(sid, randomToken(32));
       const evicted: string[] = [];
       const session = await db.transaction().execute(async (trx) => {
         const now = nowSeconds();
@@ -107,6 +145,7 @@ export function createSessionsService(ctx: AccountContext) {
           refresh_hash: hashSecret(secret),
           previous_refresh_hash: null,
           previous_valid_until: null,
+          recent_rotations: null,
           login_method: loginMethod.slice(0, 64),
           ip: client.ip.slice(0, 64),
           user_agent: client.userAgent.slice(0, 512),
@@ -124,14 +163,16 @@ export function createSessionsService(ctx: AccountContext) {
     },
 
     /**
-     * A24: rotates the refresh token. The previous token stays usable for the grace window and then
-     * answers with the same successor; presented after the window, it revokes the session.
+     * A24: rotates the refresh token (the state machine of gotrue's RefreshTokenGrant, see
+     * docs/security.md). An earlier token of the session (at most MAX_GENERATIONS_BEHIND rotations old),
+     * presented inside the grace window that began when it was rotated away, answers with the current token
+     * and rotates nothing: tabs racing each other keep their session. Any earlier token this server issued for the session,
+     * presented after the window, revokes the session. A secret it never issued revokes nothing.
      */
     async refresh(cookie: string | undefined, expectedSid: string | undefined): Promise<IssuedSession> {
       const parsed = parseRefreshToken(cookie);
       if (!parsed) throw new AppError('AUTH_UNAUTHORIZED');
       if (expectedSid && expectedSid !== parsed.sid) throw new AppError('AUTH_SESSION_MISMATCH');
-      const presented = hashSecret(parsed.secret);
       type Outcome =
         | { kind: 'ok'; session: SessionRow; user: UserRow; secret: string }
         | { kind: 'revoked'; revoke?: string }
@@ -141,22 +182,23 @@ export function createSessionsService(ctx: AccountContext) {
         const now = nowSeconds();
         const row = await sessionsStore.lockBySid(trx, parsed.sid, dialect);
         if (!row || row.status !== 'active' || Number(row.expires_at) <= now) return { kind: 'revoked' };
+        // Idle: no refresh for longer than the idle timeout (the access token bounds the rest).
+        if (now - Number(row.last_active_at) > cfg.idleTimeoutSeconds) return { kind: 'revoked', revoke: 'idle_timeout' };
         const user = await usersStore.byId(trx, Number(row.user_id));
         if (!user || user.status !== USER_STATUS.enabled || user.auth_version !== row.user_auth_version) {
           return { kind: 'revoked', revoke: 'user_security_changed' };
         }
-        if (safeEqual(presented, row.refresh_hash)) {
+        const chain = catchUp(row.sid, parsed.secret, row.refresh_hash);
+        if (chain?.behind === 0) {
           const next = successor(row.sid, parsed.secret);
           const until = now + cfg.refreshReuseGraceSeconds;
-          if (!(await sessionsStore.rotate(trx, row.sid, row.refresh_hash, hashSecret(next), until, now))) return { kind: 'race' };
+          const rotations = [now, ...rotationTimes(row).filter((t) => now <= t + cfg.refreshReuseGraceSeconds)];
+          const recent = rotations.slice(0, MAX_GENERATIONS_BEHIND).join(' ');
+          if (!(await sessionsStore.rotate(trx, row.sid, row.refresh_hash, hashSecret(next), until, recent, now))) return { kind: 'race' };
           return { kind: 'ok', session: { ...row, refresh_hash: hashSecret(next), last_active_at: now }, user, secret: next };
         }
-        if (row.previous_refresh_hash && safeEqual(presented, row.previous_refresh_hash)) {
-          if (now > Number(row.previous_valid_until ?? 0)) return { kind: 'revoked', revoke: 'refresh_reuse' };
-          const next = successor(row.sid, parsed.secret);
-          if (safeEqual(hashSecret(next), row.refresh_hash)) return { kind: 'ok', session: row, user, secret: next };
-          return { kind: 'race' };
-        }
+        if (chain && now <= graceEnd(row, chain.behind)) return { kind: 'ok', session: row, user, secret: chain.current };
+        if (chain || issuedHere(row.sid, parsed.secret)) return { kind: 'revoked', revoke: 'refresh_reuse' };
         return { kind: 'unknown' };
       });
       if (outcome.kind === 'ok') {
@@ -269,6 +311,7 @@ export function createSessionsService(ctx: AccountContext) {
       });
       await ctx.invalidateUser(identity.userId);
       await ctx.invalidateSession(identity.sid);
+      await ctx.hooks.securityChanged?.(identity.userId, reason);
       const { accessToken, accessExpiresAt } = await signAccess(session);
       return { access_token: accessToken, token_type: 'Bearer', access_expires_at: accessExpiresAt, session: sessionView(session, session.sid) };
     },

@@ -29,10 +29,10 @@ const countIssuedSince = prepared((db: Db, userId: number, since: number) =>
     .where('created_at', '>', since),
 );
 
-const rotate = prepared((db: Db, sid: string, expected: string, next: string, previousValidUntil: number, now: number) =>
+const rotate = prepared((db: Db, sid: string, expected: string, next: string, previousValidUntil: number, recentRotations: string, now: number) =>
   db
     .updateTable('user_sessions')
-    .set({ refresh_hash: next, previous_refresh_hash: expected, previous_valid_until: previousValidUntil, last_active_at: now })
+    .set({ refresh_hash: next, previous_refresh_hash: expected, previous_valid_until: previousValidUntil, recent_rotations: recentRotations, last_active_at: now })
     .where('sid', '=', sid)
     .where('status', '=', 'active')
     .where('refresh_hash', '=', expected),
@@ -90,8 +90,8 @@ export const sessionsStore = {
   },
 
   /** Rotates only if the stored hash is still `expected` (compare-and-swap); true when it did. */
-  async rotate(db: Db, sid: string, expected: string, next: string, previousValidUntil: number, now: number) {
-    const r = await rotate(db, sid, expected, next, previousValidUntil, now);
+  async rotate(db: Db, sid: string, expected: string, next: string, previousValidUntil: number, recentRotations: string, now: number) {
+    const r = await rotate(db, sid, expected, next, previousValidUntil, recentRotations, now);
     return Number(r.numAffectedRows) === 1;
   },
 

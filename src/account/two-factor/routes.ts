@@ -5,8 +5,9 @@ import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { requireSecurityProof } from '../verification-seam.js';
+import { userIdSchema } from '../users/routes.js';
 
-const userIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const userIdParams = Type.Object({ id: userIdSchema });
 
 export const twoFactorRoutes = [
   implement('A15', {

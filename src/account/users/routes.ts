@@ -3,6 +3,9 @@ import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
 
+/** A user id in a path: capped so a longer number is a 400, not a PostgreSQL bigint overflow (a 500). */
+export const userIdSchema = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
 export const userRoutes = [
   implement('A41', {
     rateLimit: ['critical'],

@@ -5,13 +5,12 @@ import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from './store.js';
+import { passwordProblem } from './password-policy.js';
 import type { Transaction } from 'kysely';
 import type { AccountDB } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 
 export const USERNAME_MAX = 20;
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
 export const EMAIL_MAX = 50;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -40,14 +39,6 @@ export interface RegisterInput {
 
 export function affCode(): string {
   return crypto.randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
-}
-
-/** Returns a validation failure text for a password, or null when acceptable. */
-export function passwordProblem(password: string): string | null {
-  const n = [...password].length;
-  if (n < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters`;
-  if (n > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters`;
-  return null;
 }
 
 export function createUsersService(ctx: AccountContext) {
@@ -110,7 +101,7 @@ export function createUsersService(ctx: AccountContext) {
       if (!username) throw invalid('username is required');
       if ([...username].length > USERNAME_MAX) throw invalid(`username must be at most ${USERNAME_MAX} characters`);
       if (/[\s@]/.test(username)) throw invalid('username must not contain spaces or @');
-      const problem = passwordProblem(password);
+      const problem = passwordProblem(password, { username, words: ctx.config.passwordContextWords });
       if (problem) throw invalid(problem);
       if (email && (email.length > EMAIL_MAX || !EMAIL.test(email))) throw invalid('email is not a valid address');
       if (ctx.config.emailVerificationEnabled) {
@@ -153,6 +144,7 @@ export function createUsersService(ctx: AccountContext) {
       if (!removed) throw new AppError(missing);
       await ctx.invalidateUser(targetId);
       await ctx.services.sessions.revokeAllOfUser(targetId, reason);
+      await ctx.hooks.securityChanged?.(targetId, reason);
       return target;
     },
 

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import { Ajv } from 'ajv';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
@@ -44,6 +46,27 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
+    // Fastify's own answers (a path value that is not valid percent-encoded UTF-8 or is too long) would
+    // bypass the error handler: a body of another shape that repeats the whole URL, query string included.
+    frameworkErrors: (error, req, reply) => {
+      reply.header('X-Request-Id', req.id);
+      const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path value is too long' : 'the URL is not valid percent-encoded UTF-8';
+      return sendError(req, reply, 'INVALID_PARAMETERS', { detail, field: 'path' });
+    },
+    // Node's HTTP parser refuses a request before Fastify sees it (headers or URL over the size limit,
+    // malformed request line): answer with the same body shape, not Fastify's default one.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      const code = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_PARAMETERS';
+      const req = requestless();
+      const { status, body } = errorBody(req, code, code === 'INVALID_PARAMETERS' ? { detail: 'malformed request' } : undefined);
+      const text = JSON.stringify(body);
+      if (socket.writable) {
+        const head = [`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`, 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(text)}`, `X-Request-Id: ${req.id}`, 'Cache-Control: no-store', 'Connection: close'];
+        socket.write(`${head.join('\r\n')}\r\n\r\n${text}`);
+      }
+      socket.destroy();
+    },
   });
 
   // Query strings and path parameters arrive as text and are coerced to the declared types; JSON bodies
@@ -84,10 +107,21 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     done();
   });
 
-  const render = (req: FastifyRequest, code: string, params?: Record<string, string | number>) => {
+  /** The error body for a code: the envelope, or the deployable's own shape. */
+  function errorBody(req: FastifyRequest, code: string, params?: Record<string, string | number>, data?: unknown): { status: number; body: unknown } {
     const def = opts.catalog[code] ?? opts.catalog.INTERNAL_ERROR;
-    return { status: def.status, message: renderMessage(def, langOf(req.headers['accept-language']), params) };
-  };
+    const message = renderMessage(def, langOf(req.headers['accept-language']), params);
+    if (opts.renderError) return opts.renderError(req, { code, status: def.status, message, params, data });
+    const body: Record<string, unknown> = { success: false, code, message };
+    if (data !== undefined) body.data = data;
+    return { status: def.status, body };
+  }
+
+  function sendError(req: FastifyRequest, reply: FastifyReply, code: string, params?: Record<string, string | number>, data?: unknown) {
+    const { status, body } = errorBody(req, code, params, data);
+    reply.header('Cache-Control', 'no-store');
+    return reply.status(status).send(body);
+  }
 
   app.setErrorHandler((error: FastifyError | AppError, req, reply) => {
     let code: string;
@@ -128,37 +162,44 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
           }
       }
     }
-    const { status, message } = render(req, code, params);
-    reply.header('Cache-Control', 'no-store');
-    if (opts.renderError) {
-      const custom = opts.renderError(req, { code, status, message, params, data });
-      return reply.status(custom.status).send(custom.body);
-    }
-    const body: Record<string, unknown> = { success: false, code, message };
-    if (data !== undefined) body.data = data;
-    return reply.status(status).send(body);
+    return sendError(req, reply, code, params, data);
   });
 
   app.setNotFoundHandler((req, reply) => {
-    const { status, message } = render(req, 'NOT_FOUND');
-    if (opts.renderError) {
-      const custom = opts.renderError(req, { code: 'NOT_FOUND', status, message });
-      return reply.status(custom.status).send(custom.body);
-    }
-    return reply.status(status).send({ success: false, code: 'NOT_FOUND', message });
+    const { status, body } = errorBody(req, 'NOT_FOUND');
+    return reply.status(status).send(body);
   });
 
   return app;
+}
+
+/** Stands in for the request when Node refused it before there was one (error bodies read only these). */
+function requestless(): FastifyRequest {
+  return { id: crypto.randomUUID(), method: '', url: '', headers: {} } as unknown as FastifyRequest;
 }
 
 function nulRefused() {
   return new AppError('INVALID_PARAMETERS', { params: { detail: 'text must not contain NUL characters' } });
 }
 
-/** Whether a parsed JSON value holds a NUL character in any string or property name. */
+/**
+ * Whether a parsed JSON value holds a NUL character in any string or property name. Walks with its own
+ * stack: a body nested tens of thousands deep (a few hundred KB) must not overflow the call stack.
+ */
 function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\0') || holdsNul(v));
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const v = pending.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (v && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) {
+        if (k.includes('\0')) return true;
+        pending.push(inner);
+      }
+    }
+  }
   return false;
 }

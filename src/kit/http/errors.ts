@@ -35,6 +35,8 @@ export const kitErrors = {
   INVALID_PARAMETERS: { status: 400, en: 'Invalid parameters: {detail}', zh: '参数错误：{detail}' },
   INVALID_JSON: { status: 400, en: 'Request body is not valid JSON', zh: '请求体不是合法的 JSON' },
   PAYLOAD_TOO_LARGE: { status: 413, en: 'Request body is too large', zh: '请求体过大' },
+  HEADERS_TOO_LARGE: { status: 431, en: 'Request headers or URL are too large', zh: '请求头或 URL 过大' },
+  REQUEST_TIMEOUT: { status: 408, en: 'The request was not received in time', zh: '未能及时收到完整请求' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     en: 'Unsupported content type, use application/json',

@@ -3,12 +3,16 @@ import { ErrorBox, Field, Link, navigate, pageSettings, useAction } from '../sha
 import { adopt, api } from './session';
 import { t } from './texts';
 import { encryptPassword, getAssertion } from './webauthn';
+import { SocialButtons } from './SocialLogin';
 
 export interface ConsoleSettings {
   oauth: Array<{ slug: string; name: string }>;
   passkey: boolean;
   password_encryption: boolean;
   email_verification: boolean;
+  /** Telegram login: the bot's public id and name (the token stays on the server). */
+  telegram: { bot_id: string; bot_name: string } | null;
+  wechat: boolean;
 }
 export const settings = pageSettings<ConsoleSettings>();
 
@@ -158,6 +162,7 @@ export function LoginPage() {
       </form>
       <ErrorBox error={error} />
       <OAuthButtons />
+      <SocialButtons onChallenge={setChallenge} />
       <p class="row">
         <Link to="/register">{t('no_account')}</Link>
         <Link to="/reset">{t('forgot')}</Link>

@@ -3,6 +3,7 @@ import { ErrorBox, Field, Link, Notice, navigate, useAction } from '../shared/ui
 import { api } from './session';
 import { t } from './texts';
 import { finishLogin, settings, SecondStep, type Challenge } from './Login';
+import { resumeWithProof, takePendingStepUp } from './StepUp';
 
 export function RegisterPage() {
   const [f, setF] = useState({ username: '', password: '', email: '', verification_code: '' });
@@ -95,7 +96,10 @@ export function ResetPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-/** The provider sends the browser back to /oauth/<provider>?code&state: finish login or binding (A01). */
+/**
+ * The provider sends the browser back to /oauth/<provider>?code&state: finish login, binding or a step-up
+ * verification (A01), which returns to the page that asked for it.
+ */
 export function OAuthCallback({ provider, query }: { provider: string; query: URLSearchParams }) {
   const [challenge, setChallenge] = useState<Challenge | null>(null);
   const [bound, setBound] = useState(false);
@@ -103,8 +107,10 @@ export function OAuthCallback({ provider, query }: { provider: string; query: UR
   useEffect(() => {
     run(async () => {
       const q = Object.fromEntries(['state', 'code', 'error', 'error_description', 'iss'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]));
+      const pending = takePendingStepUp();
       const data = await api.call('A01', { params: { provider }, query: q });
-      if (data?.action === 'bind') setBound(true);
+      if (pending && data?.proof_token) resumeWithProof(pending, data.proof_token);
+      else if (data?.action === 'bind') setBound(true);
       else finishLogin(data, setChallenge);
     });
   }, []);

@@ -2,18 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, formatTime, useAction } from '../shared/ui';
 import { adopt, api, useSession } from './session';
 import { settings } from './Login';
-import { useStepUp } from './StepUp';
+import { SocialBinding } from './SocialBinding';
+import { useResume, useStepUp, withProof, type StepUp } from './StepUp';
 import { t } from './texts';
 import { createCredential } from './webauthn';
 
-type StepUp = ReturnType<typeof useStepUp>;
-
-/** Runs a request that needs a proof: step-up first, then the request with X-Security-Proof. */
-async function withProof<T>(stepUp: StepUp, scope: string, context: Record<string, unknown> | undefined, f: (headers: Record<string, string>) => Promise<T>) {
-  const proof = await stepUp.ask(scope, context);
-  if (!proof) return undefined;
-  return f({ 'x-security-proof': proof });
-}
 
 function TwoFactor({ stepUp }: { stepUp: StepUp }) {
   const [status, setStatus] = useState<any>(null);
@@ -27,9 +20,10 @@ function TwoFactor({ stepUp }: { stepUp: StepUp }) {
   const begin = () =>
     run(async () => {
       setNotice('');
-      const d = await withProof(stepUp, '2fa.setup', undefined, (headers) => api.call('A15', { headers }));
+      const d = await withProof(stepUp, '2fa.setup', undefined, (headers) => api.call('A15', { headers }), '2fa.setup');
       if (d) setSetup(d);
     });
+  useResume('2fa.setup', begin);
   const enable = (e: Event) => {
     e.preventDefault();
     run(async () => {
@@ -136,13 +130,14 @@ function Passkey({ stepUp }: { stepUp: StepUp }) {
   const register = () =>
     run(async () => {
       setNotice('');
-      const begin = await withProof(stepUp, 'passkey.register', undefined, (headers) => api.call('A37', { headers, body: {} }));
+      const begin = await withProof(stepUp, 'passkey.register', undefined, (headers) => api.call('A37', { headers, body: {} }), 'passkey.register');
       if (!begin) return;
       const credential = await createCredential(begin.options);
       await api.call('A38', { body: { flow_token: begin.flow_token, credential } });
       setNotice(t('passkey_registered'));
       await load();
     });
+  useResume('passkey.register', register);
   const remove = () =>
     run(async () => {
       const d = await withProof(stepUp, 'passkey.delete', undefined, (headers) => api.call('A33', { headers }));
@@ -241,14 +236,16 @@ function Bindings({ stepUp }: { stepUp: StepUp }) {
   useEffect(() => void load(), []);
   const bind = (slug: string) =>
     run(async () => {
-      const d = await withProof(stepUp, 'account.binding.bind', { provider: slug }, (headers) => api.call('A05', { headers, body: { provider: slug, intent: 'bind' } }));
+      const d = await withProof(stepUp, 'account.binding.bind', { provider: slug }, (headers) => api.call('A05', { headers, body: { provider: slug, intent: 'bind' } }), 'binding.bind');
       if (d) location.assign(d.authorization_url);
     });
+  useResume('binding.bind', (c) => bind(String(c?.provider)));
   const unbind = (id: string) =>
     run(async () => {
-      const d = await withProof(stepUp, 'account.binding.unbind', { provider_id: id }, (headers) => api.call('A32', { headers, params: { provider_id: id } }));
+      const d = await withProof(stepUp, 'account.binding.unbind', { provider_id: id }, (headers) => api.call('A32', { headers, params: { provider_id: id } }), 'binding.unbind');
       if (d) await load();
     });
+  useResume('binding.unbind', (c) => unbind(String(c?.provider_id)));
   const bound = new Set((list ?? []).map((b) => b.provider_id));
   return (
     <section class="card" aria-labelledby="bindings-title">
@@ -264,6 +261,7 @@ function Bindings({ stepUp }: { stepUp: StepUp }) {
           </li>
         ))}
       </ul>
+      <SocialBinding stepUp={stepUp} bound={bound} onBound={load} />
       <div class="row">
         {(settings.oauth ?? [])
           .filter((p) => !bound.has(p.slug))

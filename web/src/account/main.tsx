@@ -8,7 +8,13 @@ import { t } from './texts';
 import { LoginPage } from './Login';
 import { OAuthCallback, RegisterPage, ResetPage } from './Public';
 import { SecurityPage } from './Security';
+import { AdminUserPage } from './AdminUser';
 import { SessionsPage } from './Sessions';
+import { TelegramCallback } from './SocialLogin';
+import { TelegramBindResult } from './SocialBinding';
+
+/** The account role from which the admin pages are shown (the server checks every call itself). */
+const ADMIN_ROLE = 10;
 
 function Tab({ to, label, path }: { to: string; label: string; path: string }) {
   return (
@@ -27,6 +33,7 @@ function App() {
     document.title = t('title');
   });
   const oauth = /^\/oauth\/([\w.-]+)$/.exec(path);
+  const admin = (session.user?.role ?? 0) >= ADMIN_ROLE;
   const publicPage = path === '/login' || path === '/register' || path === '/reset' || path === '/user/reset' || !!oauth;
   useEffect(() => {
     if (!session.ready) return;
@@ -35,11 +42,14 @@ function App() {
   }, [session.ready, session.token, path]);
   let page;
   if (!session.ready) page = <p>{t('loading')}</p>;
+  else if (oauth?.[1] === 'telegram') page = <TelegramCallback />;
+  else if (oauth?.[1] === 'chatbot') page = <TelegramBindResult query={query} />;
   else if (oauth) page = <OAuthCallback provider={oauth[1]} query={query} />;
   else if (path === '/register') page = <RegisterPage />;
   else if (path === '/reset' || path === '/user/reset') page = <ResetPage query={query} />;
   else if (!session.token) page = <LoginPage />;
   else if (path === '/sessions') page = <SessionsPage />;
+  else if (path === '/admin/users' && admin) page = <AdminUserPage />;
   else page = <SecurityPage />;
   return (
     <>
@@ -57,6 +67,7 @@ function App() {
         <nav class="tabs" aria-label={t('title')}>
           <Tab to="/" label={t('security')} path={path} />
           <Tab to="/sessions" label={t('sessions')} path={path} />
+          {admin && <Tab to="/admin/users" label={t('admin_users')} path={path} />}
         </nav>
       )}
       <main class={session.token ? '' : 'narrow'}>{page}</main>

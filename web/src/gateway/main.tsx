@@ -5,8 +5,9 @@ import { ErrorBox, Field, LangSwitch, navigate, useAction, useRoute } from '../s
 import { useLang } from '../shared/i18n';
 import { signIn, signOut, useSignedIn } from './session';
 import { t } from './texts';
-import { ChannelsPage } from './Channels';
+import { ChannelsPage } from './channels/ChannelsPage';
 import { OperationsPage } from './Operations';
+import { DeploymentsPage } from './deployments/DeploymentsPage';
 
 function SignIn() {
   const [token, setToken] = useState('');
@@ -40,6 +41,12 @@ function Tab({ to, label, path }: { to: string; label: string; path: string }) {
   );
 }
 
+function Page({ path }: { path: string }) {
+  if (path === '/operations') return <OperationsPage />;
+  if (path === '/deployments') return <DeploymentsPage />;
+  return <ChannelsPage />;
+}
+
 function App() {
   useLang();
   const signedIn = useSignedIn();
@@ -62,9 +69,10 @@ function App() {
         <nav class="tabs" aria-label={t('title')}>
           <Tab to="/" label={t('channels')} path={path} />
           <Tab to="/operations" label={t('operations')} path={path} />
+          <Tab to="/deployments" label={t('deployments')} path={path} />
         </nav>
       )}
-      <main class={signedIn ? '' : 'narrow'}>{!signedIn ? <SignIn /> : path === '/operations' ? <OperationsPage /> : <ChannelsPage />}</main>
+      <main class={signedIn ? '' : 'narrow'}>{!signedIn ? <SignIn /> : <Page path={path} />}</main>
     </>
   );
 }

@@ -82,7 +82,7 @@ export function useAction() {
   return { busy, error, setError, run };
 }
 
-export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -96,7 +96,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
     return () => d.removeEventListener('cancel', cancel);
   }, []);
   return (
-    <dialog ref={ref} aria-labelledby={titleId}>
+    <dialog ref={ref} aria-labelledby={titleId} class={props.wide ? 'wide' : undefined}>
       <h2 id={titleId}>{props.title}</h2>
       {props.children}
     </dialog>

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Area, Dialog, ErrorBox, Field, Select, useAction } from '../shared/ui';
-import { channelTypes } from '../generated/gateway-api';
-import { api } from './session';
-import { t } from './texts';
+import { Area, Dialog, ErrorBox, Field, Select, useAction } from '../../shared/ui';
+import { channelTypes } from '../../generated/gateway-api';
+import { api } from '../session';
+import { t } from '../texts';
 
 const typeOptions = (): Array<[string, string]> => Object.entries(channelTypes).map(([id, v]) => [id, `${id} · ${v.name}`]);
 const EMPTY = { name: '', type: '1', key: '', base_url: '', models: '', group: 'default', priority: '0', weight: '0', tag: '' };

@@ -1,22 +1,37 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorBox, Field, Notice, Select, useAction } from '../shared/ui';
-import { channelTypes } from '../generated/gateway-api';
-import { api } from './session';
-import { t } from './texts';
+import { ErrorBox, Field, Notice, Select, useAction } from '../../shared/ui';
+import { channelTypes } from '../../generated/gateway-api';
+import { api } from '../session';
+import { t } from '../texts';
 import { ChannelForm, MultiKeys, RevealKey } from './ChannelForm';
+import { ChannelRow, typeName, type ChannelDialog } from './ChannelRow';
+import { BatchBar } from './BatchBar';
+import { TagRows } from './TagRows';
+import { TagEdit } from './TagEdit';
+import { Figures, Pager } from '../widgets';
 
-const typeName = (id: number) => channelTypes[id]?.name ?? `#${id}`;
 const FILTERS = { keyword: '', status: '', type: '', group: '', model: '', sort_by: '', sort_order: 'desc', tag_mode: false, page_size: 10 };
 
-type Dialogs = { kind: 'form'; id: number | null } | { kind: 'reveal'; id: number } | { kind: 'keys'; id: number } | null;
+/** Channels of one page grouped by tag, in the order the server sent them (tag mode sorts by tag). */
+function byTag(items: any[]) {
+  const groups = new Map<string, any[]>();
+  for (const c of items) groups.set(c.tag ?? '', [...(groups.get(c.tag ?? '') ?? []), c]);
+  return [...groups];
+}
 
-/** G01 (list) or G27 (search, when a keyword is given): server-side paging, filters, sort and tag mode. */
+/** G01 (list) or G27 (search, when a keyword is given): server-side paging, filters, sort, tag mode and batch actions. */
 export function ChannelsPage() {
   const [draft, setDraft] = useState(FILTERS);
   const [filters, setFilters] = useState(FILTERS);
   const [page, setPage] = useState(1);
   const [data, setData] = useState<any>(null);
-  const [dialog, setDialog] = useState<Dialogs>(null);
+  const [dialog, setDialog] = useState<ChannelDialog>(null);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const select = (ids: number[], on: boolean) => {
+    const next = new Set(selected);
+    for (const id of ids) on ? next.add(id) : next.delete(id);
+    setSelected(next);
+  };
   const [notice, setNotice] = useState('');
   const [result, setResult] = useState<any>(null);
   const { busy, error, run } = useAction();
@@ -33,7 +48,10 @@ export function ChannelsPage() {
         sort_order: filters.sort_by ? filters.sort_order : undefined,
         tag_mode: filters.tag_mode ? 'true' : undefined,
       } as any;
-      setData(filters.keyword.trim() ? await api.call('G27', { query: { ...query, keyword: filters.keyword.trim() } }) : await api.call('G01', { query }));
+      const d = filters.keyword.trim() ? await api.call('G27', { query: { ...query, keyword: filters.keyword.trim() } }) : await api.call('G01', { query });
+      setData(d);
+      // A selection keeps only the channels still on the page (after a delete, copy or re-read).
+      setSelected((prev) => new Set(d.items.map((c: any) => c.id).filter((id: number) => prev.has(id))));
     });
   useEffect(() => void load(), [filters, page]);
   const act = (f: () => Promise<unknown>, showResult = false) =>
@@ -51,8 +69,8 @@ export function ChannelsPage() {
     setFilters({ ...draft });
   };
   const set = (k: keyof typeof FILTERS) => (e: any) => setDraft({ ...draft, [k]: e.currentTarget.type === 'checkbox' ? e.currentTarget.checked : e.currentTarget.value });
-  const pages = data ? Math.max(1, Math.ceil(data.total / data.page_size)) : 1;
-  const tags = [...new Set<string>((data?.items ?? []).map((c: any) => c.tag).filter(Boolean))];
+  const items: any[] = data?.items ?? [];
+  const open = (d: ChannelDialog) => setDialog(d);
   return (
     <>
       <section class="card" aria-labelledby="filters-title">
@@ -76,6 +94,9 @@ export function ChannelsPage() {
             <button type="button" class="secondary" onClick={() => setDialog({ kind: 'form', id: null })}>
               {t('new_channel')}
             </button>
+            <button type="button" class="secondary" onClick={() => confirm(t('confirm_delete_disabled')) && act(() => api.call('G15'), true)}>
+              {t('delete_disabled')}
+            </button>
           </div>
         </form>
         {data?.type_counts && (
@@ -87,25 +108,18 @@ export function ChannelsPage() {
             ))}
           </div>
         )}
-        {filters.tag_mode &&
-          tags.map((tag) => (
-            <div class="row">
-              <strong>{tag}</strong>
-              <button type="button" class="secondary" onClick={() => act(() => api.call('G31', { body: { tag } }))}>
-                {t('tag_enable')}
-              </button>
-              <button type="button" class="secondary" onClick={() => act(() => api.call('G30', { body: { tag } }))}>
-                {t('tag_disable')}
-              </button>
-            </div>
-          ))}
+        {filters.tag_mode && <p class="muted">{t('tag_mode_hint')}</p>}
       </section>
       {notice && <Notice>{notice}</Notice>}
-      {result && <pre class="mono">{JSON.stringify(result, null, 2)}</pre>}
+      {result && <Figures data={result} label={t('result')} />}
       <ErrorBox error={error} />
+      {selected.size > 0 && <BatchBar ids={[...selected]} act={act} clear={() => setSelected(new Set())} />}
       <table aria-busy={busy}>
         <thead>
           <tr>
+            <th scope="col">
+              <input type="checkbox" aria-label={t('select_page')} checked={items.length > 0 && items.every((c) => selected.has(c.id))} onChange={(e) => select(items.map((c) => c.id), e.currentTarget.checked)} />
+            </th>
             <th scope="col">{t('id')}</th>
             <th scope="col">{t('name')}</th>
             <th scope="col">{t('type')}</th>
@@ -118,62 +132,13 @@ export function ChannelsPage() {
           </tr>
         </thead>
         <tbody>
-          {(data?.items ?? []).map((c: any) => (
-            <tr data-id={c.id}>
-              <td>{c.id}</td>
-              <td>{c.name}</td>
-              <td>{typeName(c.type)}</td>
-              <td>
-                <span class={`badge ${c.status === 1 ? 'on' : 'off'}`}>{t(`st_${c.status}`)}</span>
-              </td>
-              <td>{c.group}</td>
-              <td class="muted">{String(c.models ?? '').slice(0, 60)}</td>
-              <td>{c.priority}</td>
-              <td>{c.tag}</td>
-              <td>
-                <div class="row">
-                  <button type="button" class="link" onClick={() => setDialog({ kind: 'form', id: c.id })}>
-                    {t('edit')}
-                  </button>
-                  <button type="button" class="link" onClick={() => act(() => api.call('G11', { params: { id: c.id }, body: { status: c.status === 1 ? 2 : 1 } }))}>
-                    {c.status === 1 ? t('disable') : t('enable')}
-                  </button>
-                  <button type="button" class="link" onClick={() => act(() => api.call('G14', { params: { id: c.id } }))}>
-                    {t('copy')}
-                  </button>
-                  <button type="button" class="link" onClick={() => act(() => api.call('G34', { params: { id: c.id } }), true)}>
-                    {t('test')}
-                  </button>
-                  <button type="button" class="link" onClick={() => act(() => api.call('G36', { params: { id: c.id } }), true)}>
-                    {t('balance')}
-                  </button>
-                  {c.channel_info?.is_multi_key && (
-                    <button type="button" class="link" onClick={() => setDialog({ kind: 'keys', id: c.id })}>
-                      {t('keys')}
-                    </button>
-                  )}
-                  <button type="button" class="link" onClick={() => setDialog({ kind: 'reveal', id: c.id })}>
-                    {t('reveal')}
-                  </button>
-                  <button type="button" class="link" onClick={() => confirm(t('confirm_delete', { id: c.id, name: c.name })) && act(() => api.call('G04', { params: { id: c.id } }))}>
-                    {t('delete')}
-                  </button>
-                </div>
-              </td>
-            </tr>
-          ))}
+          {filters.tag_mode
+            ? byTag(items).map(([tag, channels]) => <TagRows tag={tag} channels={channels} selected={selected} select={select} act={act} open={open} />)
+            : items.map((c) => <ChannelRow c={c} selected={selected.has(c.id)} onSelect={(on) => select([c.id], on)} act={act} open={open} />)}
         </tbody>
       </table>
-      {data && data.items.length === 0 && <p class="muted">{t('none')}</p>}
-      <nav class="pager" aria-label="pages">
-        <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-          {t('prev')}
-        </button>
-        <span>{t('page_of', { page, total: data?.total ?? 0 })}</span>
-        <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-          {t('next')}
-        </button>
-      </nav>
+      {data && items.length === 0 && <p class="muted">{t('none')}</p>}
+      <Pager page={page} total={data?.total ?? 0} pageSize={filters.page_size} label={t('channels')} onPage={setPage} />
       {dialog?.kind === 'form' && (
         <ChannelForm
           id={dialog.id}
@@ -186,6 +151,17 @@ export function ChannelsPage() {
         />
       )}
       {dialog?.kind === 'reveal' && <RevealKey id={dialog.id} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'tag' && (
+        <TagEdit
+          tag={dialog.tag}
+          onClose={() => setDialog(null)}
+          onSaved={(m) => {
+            setDialog(null);
+            setNotice(m);
+            void load();
+          }}
+        />
+      )}
       {dialog?.kind === 'keys' && <MultiKeys id={dialog.id} onClose={() => (setDialog(null), void load())} />}
     </>
   );

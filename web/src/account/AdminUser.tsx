@@ -1,0 +1,109 @@
+// Admin operations on one user, shown to admins only: two-factor statistics (A16), the user's linked
+// accounts (A20) with unlinking (A21), clearing a binding by type (A19), turning off two-factor (A18) and
+// resetting the passkey (A22). SPEC has no user list or search, so the page works from a user id.
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBox, Field, Notice, Select, useAction } from '../shared/ui';
+import { api } from './session';
+import { t } from './texts';
+
+/** The binding types A19 clears: the email address and the built-in providers. */
+const BINDING_TYPES = ['email', 'github', 'discord', 'oidc', 'linuxdo', 'wechat', 'telegram'];
+
+function TwoFactorStats() {
+  const [stats, setStats] = useState<any>(null);
+  const { error, run } = useAction();
+  useEffect(() => void run(async () => setStats(await api.call('A16'))), []);
+  return (
+    <section class="card" aria-labelledby="stats-title">
+      <h2 id="stats-title">{t('admin_stats')}</h2>
+      {stats && (
+        <dl class="figures">
+          {(['total_users', 'enabled_users', 'enabled_rate'] as const).map((k) => (
+            <div data-key={k}>
+              <dt>{t(`admin_${k}`)}</dt>
+              <dd>{String(stats[k])}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      <ErrorBox error={error} />
+    </section>
+  );
+}
+
+function UserActions({ id }: { id: number }) {
+  const [bindings, setBindings] = useState<any[] | null>(null);
+  const [type, setType] = useState(BINDING_TYPES[0]!);
+  const [notice, setNotice] = useState('');
+  const { busy, error, run } = useAction();
+  const load = () => run(async () => setBindings(await api.call('A20', { params: { id } })));
+  useEffect(() => {
+    setNotice('');
+    setBindings(null);
+    void load();
+  }, [id]);
+  /** Asks first, runs the operation, shows its message and reads the bindings again. */
+  const act = (question: string, f: () => Promise<string>) =>
+    confirm(question) &&
+    run(async () => {
+      setNotice(await f());
+      await load();
+    });
+  const unlink = (b: any) => act(t('admin_confirm_unlink', { name: b.provider_name, id }), async () => (await api.call('A21', { params: { id, provider_id: b.provider_id } }), t('admin_unlinked', { name: b.provider_name })));
+  const clear = () => act(t('admin_confirm_clear', { type, id }), async () => t('admin_cleared', { type, username: (await api.call('A19', { params: { id, binding_type: type } })).username }));
+  const twofa = () => act(t('admin_confirm_2fa', { id }), async () => (await api.call('A18', { params: { id } }), t('admin_2fa_off', { id })));
+  const passkey = () => act(t('admin_confirm_passkey', { id }), async () => t('admin_passkey_reset', { username: (await api.call('A22', { params: { id } })).username }));
+  return (
+    <section class="card" aria-labelledby="user-title">
+      <h2 id="user-title">{t('admin_user', { id })}</h2>
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
+      <h3>{t('bindings')}</h3>
+      {bindings && bindings.length === 0 && <p class="muted">{t('no_bindings')}</p>}
+      <ul class="plain-list">
+        {(bindings ?? []).map((b) => (
+          <li class="row" data-provider={b.provider_id}>
+            <strong>{b.provider_name}</strong> <span class="muted">{b.provider_user_id}</span>
+            <button type="button" class="link" disabled={busy} onClick={() => unlink(b)}>
+              {t('unbind')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div class="row">
+        <Select label={t('admin_binding_type')} value={type} onChange={(e) => setType(e.currentTarget.value)} options={BINDING_TYPES.map((b) => [b, b])} />
+        <button type="button" class="secondary" disabled={busy} onClick={clear}>
+          {t('admin_clear')}
+        </button>
+      </div>
+      <h3>{t('admin_factors')}</h3>
+      <div class="row">
+        <button type="button" class="danger" disabled={busy} onClick={twofa}>
+          {t('admin_2fa')}
+        </button>
+        <button type="button" class="danger" disabled={busy} onClick={passkey}>
+          {t('admin_passkey')}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+export function AdminUserPage() {
+  const [input, setInput] = useState('');
+  const [id, setId] = useState<number | null>(null);
+  return (
+    <>
+      <TwoFactorStats />
+      <section class="card" aria-labelledby="lookup-title">
+        <h2 id="lookup-title">{t('admin_users')}</h2>
+        <p class="muted">{t('admin_users_hint')}</p>
+        <form class="row" role="search" onSubmit={(e) => (e.preventDefault(), setId(Number(input)))}>
+          <Field label={t('admin_user_id')} type="number" min={1} required value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+          <button type="submit">{t('admin_open')}</button>
+        </form>
+      </section>
+      {id && <UserActions id={id} />}
+    </>
+  );
+}
