@@ -48,7 +48,8 @@ async function listing(ctx: GatewayContext, q: Query, search: boolean, reply: Fa
   if (f.keywordMatch) f.keywordOrdered = await keyPrioritiesExact(ctx.db);
   if (f.keyword && !q.tag_mode) f.keywordWindow = await keywordWindow(ctx.db, f.keyword, offset + pageSize, INDEXED_SORTS.has(sort.by));
   const counts = await cachedCounts(ctx, f, !!q.tag_mode);
-  // The cached total (maybe stale) only chooses the cheaper end to count the offset from.
+  // The cached total (maybe stale) chooses the cheaper end to count the offset from; on PostgreSQL and
+  // MySQL it also places the end (see pageQuery).
   const fromEnd = offset > counts.total / 2;
   const rows = q.tag_mode ? await tagPageQuery(ctx.db, f, pageSize, offset) : pageQuery(ctx.db, f, sort, pageSize, offset, fromEnd, counts.total);
   // An unfiltered page in an indexed order walks only index entries up to its offset (from the nearer
