@@ -55,6 +55,24 @@ export function ErrorBox({ error }: { error: unknown }) {
   );
 }
 
+/** The end of a dialog form: its error, then the submit button, any extra buttons, and cancel. */
+export function FormActions(props: { error: unknown; submit: string; disabled?: boolean; cancel: string; onCancel: () => void; children?: ComponentChildren }) {
+  return (
+    <>
+      <ErrorBox error={props.error} />
+      <div class="row">
+        <button type="submit" disabled={props.disabled}>
+          {props.submit}
+        </button>
+        {props.children}
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          {props.cancel}
+        </button>
+      </div>
+    </>
+  );
+}
+
 export function Notice({ children }: { children: ComponentChildren }) {
   return (
     <div class="notice" role="status">

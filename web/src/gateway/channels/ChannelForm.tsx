@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Area, Dialog, ErrorBox, Field, Select, useAction } from '../../shared/ui';
+import { Area, Dialog, ErrorBox, Field, FormActions, Select, useAction } from '../../shared/ui';
 import { channelTypes } from '../../generated/gateway-api';
 import { api } from '../session';
 import { t } from '../texts';
@@ -74,15 +74,7 @@ export function ChannelForm({ id, onClose, onSaved }: { id: number | null; onClo
           <Field label={t('weight')} name="weight" type="number" min={0} value={f.weight} onInput={set('weight')} />
         </div>
         </fieldset>
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit" disabled={busy || !loaded}>
-            {t('save')}
-          </button>
-          <button type="button" class="secondary" onClick={onClose}>
-            {t('cancel')}
-          </button>
-        </div>
+        <FormActions error={error} submit={t('save')} disabled={busy || !loaded} cancel={t('cancel')} onCancel={onClose} />
       </form>
     </Dialog>
   );

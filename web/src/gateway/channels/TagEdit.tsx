@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Dialog, ErrorBox, Field, useAction } from '../../shared/ui';
+import { Dialog, Field, FormActions, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 
@@ -36,15 +36,7 @@ export function TagEdit({ tag, onClose, onSaved }: { tag: string; onClose: () =>
           <Field label={t('models')} value={f.models} onInput={set('models')} />
           <Field label={t('groups')} placeholder={t('unchanged')} value={f.groups} onInput={set('groups')} />
         </fieldset>
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit" disabled={busy || !loaded}>
-            {t('save')}
-          </button>
-          <button type="button" class="secondary" onClick={onClose}>
-            {t('cancel')}
-          </button>
-        </div>
+        <FormActions error={error} submit={t('save')} disabled={busy || !loaded} cancel={t('cancel')} onCancel={onClose} />
       </form>
     </Dialog>
   );

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Dialog, ErrorBox, Field, Select, useAction } from '../../shared/ui';
+import { Dialog, Field, FormActions, Select, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 
@@ -55,18 +55,9 @@ export function CreateDeployment({ onClose, onDone }: { onClose: () => void; onD
           </div>
         </fieldset>
         {price && <p role="status">{t('dep_price', { cost: price.estimated_cost, currency: price.currency })}</p>}
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit" disabled={busy || !catalog}>
-            {t('dep_create')}
-          </button>
-          <button type="button" class="secondary" disabled={busy || !catalog} onClick={estimate}>
-            {t('dep_estimate')}
-          </button>
-          <button type="button" class="secondary" onClick={onClose}>
-            {t('cancel')}
-          </button>
-        </div>
+        <FormActions error={error} submit={t('dep_create')} disabled={busy || !catalog} cancel={t('cancel')} onCancel={onClose}>
+          <button type="button" class="secondary" disabled={busy || !catalog} onClick={estimate}>{t('dep_estimate')}</button>
+        </FormActions>
       </form>
     </Dialog>
   );

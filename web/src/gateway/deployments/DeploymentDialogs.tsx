@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Dialog, ErrorBox, Field, useAction } from '../../shared/ui';
+import { Dialog, Field, FormActions, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 
@@ -20,15 +20,7 @@ export function RenameDeployment({ row, onClose, onDone }: Props) {
     <Dialog title={t('dep_rename_title', { name: row.deployment_name })} onClose={onClose}>
       <form onSubmit={submit}>
         <Field label={t('dep_name')} required maxLength={128} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit" disabled={busy}>
-            {t('save')}
-          </button>
-          <button type="button" class="secondary" onClick={onClose}>
-            {t('cancel')}
-          </button>
-        </div>
+        <FormActions error={error} submit={t('save')} disabled={busy} cancel={t('cancel')} onCancel={onClose} />
       </form>
     </Dialog>
   );
@@ -49,15 +41,7 @@ export function ExtendDeployment({ row, onClose, onDone }: Props) {
     <Dialog title={t('dep_extend_title', { name: row.deployment_name })} onClose={onClose}>
       <form onSubmit={submit}>
         <Field label={t('dep_hours')} type="number" min={1} max={100000} required value={hours} onInput={(e) => setHours(e.currentTarget.value)} />
-        <ErrorBox error={error} />
-        <div class="row">
-          <button type="submit" disabled={busy}>
-            {t('dep_extend')}
-          </button>
-          <button type="button" class="secondary" onClick={onClose}>
-            {t('cancel')}
-          </button>
-        </div>
+        <FormActions error={error} submit={t('dep_extend')} disabled={busy} cancel={t('cancel')} onCancel={onClose} />
       </form>
     </Dialog>
   );
