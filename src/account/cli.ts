@@ -67,6 +67,21 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
     });
 
   user
+    .command('logout')
+    .description("end a user's sessions (--username) or every user's (--all); running servers refuse them at once")
+    .option('--username <username>')
+    .option('--all', 'every session of every user')
+    .action(async (o) => {
+      if (Boolean(o.username) === Boolean(o.all)) throw new Error('give exactly one of --username or --all');
+      const n = await withCtx(async (ctx) => {
+        if (o.all) return ctx.services.sessions.revokeEveryone('admin_logout_all');
+        const u = await ctx.services.users.byUsernameOrThrow(o.username);
+        return ctx.services.sessions.revokeAllOfUser(Number(u.id), 'admin_logout');
+      });
+      console.log(`${n} session(s) ended`);
+    });
+
+  user
     .command('token')
     .description('issue a personal access token (printed once, on the last line)')
     .requiredOption('--username <username>')

@@ -15,6 +15,8 @@ export interface AccountServer {
   app: Awaited<ReturnType<typeof buildAccountApp>>['app'];
   log: ReturnType<typeof captureLog>;
   dataDir: string;
+  /** The environment it runs with: an operator CLI given it acts on the same database and bus. */
+  env: Record<string, string>;
   browser(): Browser;
   /** Creates a user directly through the service (password hashed as usual). */
   createUser(username: string, password: string, opts?: { role?: number; email?: string }): Promise<number>;
@@ -41,7 +43,7 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
     databaseUrl = fresh.url;
     drop = fresh.drop;
   }
-  const config = loadConfig({
+  const env: Record<string, string> = {
     DATA_DIR: dataDir,
     ACCOUNT_DATABASE_URL: databaseUrl,
     SESSION_SECRET,
@@ -50,7 +52,8 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
     // Servers of concurrent tests must not share rate-limit counters or invalidation channels.
     ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl, REDIS_KEY_PREFIX: `t${process.pid}${Math.random().toString(36).slice(2, 8)}:` } : {}),
     ...opts.env,
-  });
+  };
+  const config = loadConfig(env);
   const log = captureLog();
   const runtime = createRuntime(config, log.stream);
   let built: Awaited<ReturnType<typeof buildAccountApp>>;
@@ -72,6 +75,7 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
     ctx,
     log,
     dataDir,
+    env,
     browser: () => new Browser(url),
     async createUser(username, password, o = {}) {
       const id = await ctx.services.users.insertUser({ username, password, email: o.email ?? null, role: o.role ?? ROLE.user });

@@ -7,6 +7,8 @@ import { startAccount, type AccountServer } from '../helpers/account.js';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
 import { codeAt, enrolTotp, passwordProof } from '../account/twofactor-helpers.js';
 import { USER_STATUS } from '../../src/account/db.js';
+import { registerAccountCommands } from '../../src/account/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const PASSWORD = 'session test password';
 
@@ -30,6 +32,10 @@ eachDatabase('ASVS V7 session management', (v) => {
   }
   const works = async (b: ReturnType<AccountServer['browser']>) => (await b.get('/api/user/sessions')).status === 200;
   const refreshes = async (b: ReturnType<AccountServer['browser']>) => (await b.post('/api/user/auth/refresh')).status === 200;
+  async function refusedWithin(b: ReturnType<AccountServer['browser']>, ms: number) {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) if (!(await works(b))) return true;
+    return !(await works(b));
+  }
   const sidOf = (b: ReturnType<AccountServer['browser']>) => b.cookies.get('new_api_refresh')!.split('.')[0];
 
   test('ASVS 7.2.1 forged, altered and unsigned access tokens are refused', async () => {
@@ -133,6 +139,25 @@ eachDatabase('ASVS V7 session management', (v) => {
     assert.equal((await staff.get('/api/channel/')).status, 200);
     await gw.services.staff.setDisabled('departed-staff', true);
     assert.equal((await staff.get('/api/channel/')).status, 401);
+  });
+
+  test('ASVS 7.4.5 an operator ends the sessions of one user, then of every user (CLI user logout)', async () => {
+    await s.createUser('ended-one', PASSWORD);
+    await s.createUser('ended-all', PASSWORD);
+    const [one, other] = [await device('ended-one'), await device('ended-all')];
+    const single = await runCli(registerAccountCommands, s.env, ['user', 'logout', '--username', 'ended-one']);
+    assert.equal(single.error, null);
+    assert.deepEqual(single.lines, ['1 session(s) ended']);
+    // Another process: through Redis at once, else when this server's one-second state cache expires.
+    assert.equal(await refusedWithin(one, 3000), true);
+    assert.equal(await refreshes(one), false);
+    assert.equal(await works(other), true, 'other users keep theirs');
+    assert.match((await runCli(registerAccountCommands, s.env, ['user', 'logout'])).error ?? '', /exactly one of/);
+    const all = await runCli(registerAccountCommands, s.env, ['user', 'logout', '--all']);
+    assert.equal(all.error, null);
+    assert.equal(await refusedWithin(other, 3000), true);
+    assert.equal(await refreshes(other), false);
+    assert.equal((await s.browser().login('ended-all', PASSWORD)).json.success, true, 'logging in again works');
   });
 
   test('ASVS 7.4.3 other sessions end after a reset or a second-factor change', async () => {

@@ -274,6 +274,13 @@ export function createSessionsService(ctx: AccountContext) {
     },
 
     /** Revokes every session of a user (password reset, admin actions, security changes). */
+    /** Operator action (CLI `user logout --all`): ends every session of every user. */
+    async revokeEveryone(reason: string) {
+      const revoked = await sessionsStore.revokeEveryone(db, reason, nowSeconds());
+      for (const sid of revoked) await ctx.invalidateSession(sid);
+      return revoked.length;
+    },
+
     async revokeAllOfUser(userId: number, reason: string, keepSid: string | null = null) {
       const revoked = await sessionsStore.revokeAllOf(db, userId, keepSid, reason, nowSeconds());
       for (const sid of revoked) await ctx.invalidateSession(sid);

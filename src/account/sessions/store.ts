@@ -111,6 +111,11 @@ export const sessionsStore = {
     }, set);
   },
 
+  /** Revokes every active session of every user; returns their sids. */
+  async revokeEveryone(db: Db, reason: string, now: number): Promise<string[]> {
+    return changedKeys<string>(db, 'user_sessions', 'sid', (q) => q.where('status', '=', 'active'), { status: 'revoked', revoked_at: now, revoked_reason: reason });
+  },
+
   /** Visible sessions of a user: active, unexpired, of the current auth version. */
   async listVisible(db: Db, userId: number, authVersion: number, now: number) {
     return (await listVisible(db, userId, authVersion, now)).rows;
