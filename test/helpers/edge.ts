@@ -5,6 +5,7 @@ import { buildEdgeApp } from '../../src/edge/app.js';
 import { registerEdgeCommands } from '../../src/edge/cli.js';
 import { runCli } from './cli.js';
 import { captureLog } from './log-capture.js';
+import { readReply } from './http.js';
 import { freshDatabase, tempDir, type Variant } from './services.js';
 
 export interface EdgeReply {
@@ -48,16 +49,9 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
     let payload = o.raw;
     if (o.body !== undefined) payload = JSON.stringify(o.body);
     if (payload !== undefined) h['content-type'] ??= 'application/json';
-    const res = await fetch(url + path, { method, headers: h, body: payload });
-    const text = await res.text();
-    transcript.push(text);
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text, headers: res.headers };
+    const reply = await readReply(await fetch(url + path, { method, headers: h, body: payload }));
+    transcript.push(reply.text);
+    return reply;
   }
 
   /** Runs edge CLI commands in this process on their own database connection; stdout lines and the error. */

@@ -4,6 +4,7 @@ import { createRuntime } from '../../src/runtime.js';
 import { buildGatewayApp } from '../../src/gateway/app.js';
 import type { Role } from '../../src/gateway/staff/service.js';
 import { captureLog } from './log-capture.js';
+import { readReply } from './http.js';
 import { freshDatabase, tempDir, type Variant } from './services.js';
 
 export interface Reply {
@@ -29,16 +30,9 @@ export class StaffClient {
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       h['content-type'] ??= 'application/json';
     }
-    const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload });
-    const text = await res.text();
-    this.transcript.push(text);
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text, headers: res.headers };
+    const reply = await readReply(await fetch(this.baseUrl + path, { method, headers: h, body: payload }));
+    this.transcript.push(reply.text);
+    return reply;
   }
   get(path: string, headers?: Record<string, string>) {
     return this.request('GET', path, undefined, headers);

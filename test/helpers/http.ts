@@ -1,3 +1,15 @@
+/** A response's status, headers and text, and its JSON when the text parses (else undefined). */
+export async function readReply(res: Response) {
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
 /**
  * A small HTTP client over fetch with a cookie jar, like one browser profile. Sends Origin equal to the
  * server's own origin unless told otherwise.
@@ -29,14 +41,7 @@ export class Browser {
       if (expired) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json, setCookies: res.headers.getSetCookie() };
+    return { ...(await readReply(res)), setCookies: res.headers.getSetCookie() };
   }
 
   get(path: string, headers?: Record<string, string>) {

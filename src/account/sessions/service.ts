@@ -101,10 +101,14 @@ export function createSessionsService(ctx: AccountContext) {
     return { accessToken: token, accessExpiresAt: expiresAt };
   }
 
-  async function revokeAndForget(sids: string[], reason: string): Promise<string[]> {
-    const revoked = await sessionsStore.revoke(db, sids, reason, nowSeconds());
+  /** Drops the cached state of revoked sessions on every instance; returns the sids. */
+  async function forget(revoked: string[]): Promise<string[]> {
     for (const sid of revoked) await ctx.invalidateSession(sid);
     return revoked;
+  }
+
+  async function revokeAndForget(sids: string[], reason: string): Promise<string[]> {
+    return forget(await sessionsStore.revoke(db, sids, reason, nowSeconds()));
   }
 
   const access = createAccessResolver(ctx, tokens);
@@ -268,23 +272,17 @@ export function createSessionsService(ctx: AccountContext) {
 
     /** A45: revokes every other active session of the caller, including ones of older auth versions. */
     async revokeOthers(identity: AccountIdentity) {
-      const revoked = await sessionsStore.revokeAllOf(db, identity.userId, identity.sid ?? null, 'user_revoked_others', nowSeconds());
-      for (const sid of revoked) await ctx.invalidateSession(sid);
-      return revoked.length;
+      return (await forget(await sessionsStore.revokeAllOf(db, identity.userId, identity.sid ?? null, 'user_revoked_others', nowSeconds()))).length;
     },
 
     /** Revokes every session of a user (password reset, admin actions, security changes). */
-    /** Operator action (CLI `user logout --all`): ends every session of every user. */
-    async revokeEveryone(reason: string) {
-      const revoked = await sessionsStore.revokeEveryone(db, reason, nowSeconds());
-      for (const sid of revoked) await ctx.invalidateSession(sid);
-      return revoked.length;
+    async revokeAllOfUser(userId: number, reason: string, keepSid: string | null = null) {
+      return (await forget(await sessionsStore.revokeAllOf(db, userId, keepSid, reason, nowSeconds()))).length;
     },
 
-    async revokeAllOfUser(userId: number, reason: string, keepSid: string | null = null) {
-      const revoked = await sessionsStore.revokeAllOf(db, userId, keepSid, reason, nowSeconds());
-      for (const sid of revoked) await ctx.invalidateSession(sid);
-      return revoked.length;
+    /** Operator action (CLI `user logout --all`): ends every session of every user. */
+    async revokeEveryone(reason: string) {
+      return (await forget(await sessionsStore.revokeEveryone(db, reason, nowSeconds()))).length;
     },
 
     /**
