@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { loadMailOAuthConfig } from './mail-oauth.js';
+import { relayConfig } from './relay.js';
 import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
 
 /**
@@ -12,12 +13,12 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-function str(env: Env, name: string, def: string): string {
+export function str(env: Env, name: string, def: string): string {
   const v = env[name];
   return v === undefined || v === '' ? def : v;
 }
 
-function bool(env: Env, name: string, def: boolean): boolean {
+export function bool(env: Env, name: string, def: boolean): boolean {
   const v = env[name];
   if (v === undefined || v === '') return def;
   if (/^(1|true|yes|on)$/i.test(v)) return true;
@@ -25,7 +26,7 @@ function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${v}"`);
 }
 
-function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const v = env[name];
   if (v === undefined || v === '') return def;
   if (!/^-?\d+$/.test(v.trim())) throw new ConfigError(`${name} must be an integer, got "${v}"`);
@@ -34,7 +35,7 @@ function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE
   return n;
 }
 
-function list(env: Env, name: string): string[] {
+export function list(env: Env, name: string): string[] {
   return str(env, name, '')
     .split(',')
     .map((s) => s.trim())
@@ -208,7 +209,10 @@ export function loadConfig(env: Env = process.env) {
       databaseUrl: databaseUrl(env, 'GATEWAY_DATABASE_URL', dataDir, 'gateway.sqlite'),
       secretKey: gatewaySecretKey,
       adminPermissions: gatewayPermissions(env, 'GATEWAY_ADMIN_PERMISSIONS', 'authz.ChannelRead,authz.ChannelOperate,authz.ChannelWrite'),
-      retryTimes: int(env, 'GATEWAY_RETRY_TIMES', 0, 0, 10),
+      /** Channels tried after the first one fails before any output (the relay; G26 reports it). */
+      retryTimes: int(env, 'GATEWAY_RETRY_TIMES', 2, 0, 10),
+      /** The data plane: internal API, deadlines, caps, relay log (src/config/relay.ts). */
+      relay: relayConfig(env),
       idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86400, 60, 2592000),
       sqliteCacheMb: int(env, 'GATEWAY_SQLITE_CACHE_MB', 64, 2, 65536),
       sqliteReadThread: bool(env, 'GATEWAY_SQLITE_READ_THREAD', true),

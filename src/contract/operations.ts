@@ -130,6 +130,12 @@ export const operations: OperationSpec[] = [
   { id: 'G84', method: 'GET', path: '/api/task_plugin_options', deployable: 'gateway', auth: 'admin', permission: 'authz.TaskPluginBind', summary: 'Task plugin options' },
   { id: 'GS02', method: 'GET', path: '/api/system_task/:task_id', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'State and progress of a background job (G33 tests, G40 detection)' },
   { id: 'GS03', method: 'GET', path: '/api/task', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Tasks created through task plugins, newest first (the reference\'s GET /api/task/ list)' },
+  // The relay (data plane; SPEC defers it): an internal API for other deployables, and its log for staff.
+  { id: 'GR01', method: 'POST', path: '/relay/v1/chat/completions', deployable: 'gateway', auth: 'workload', addition: true, summary: 'Relay an OpenAI Chat Completions request through the channels (streamed or not); internal, workload token' },
+  { id: 'GR02', method: 'POST', path: '/relay/v1/responses', deployable: 'gateway', auth: 'workload', addition: true, summary: 'Relay an OpenAI Responses request through the channels (streamed or not); internal, workload token' },
+  { id: 'GR03', method: 'POST', path: '/relay/v1/embeddings', deployable: 'gateway', auth: 'workload', addition: true, summary: 'Relay an OpenAI embeddings request through the channels; internal, workload token' },
+  { id: 'GS04', method: 'GET', path: '/api/relay/log', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Relay calls, newest first, with filters (model, channel, status, caller, time)' },
+  { id: 'GS05', method: 'GET', path: '/api/relay/usage', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Relay calls, tokens, cost and errors per time bucket, by model or channel' },
   // SPEC "Archived design: machine-facing public API": served by the edge deployable, not an A/G row.
   { id: 'E01', method: 'POST', path: '/v1/responses', deployable: 'edge', auth: 'developer', archived: true, summary: 'Admit a response request: reserve the wallet amount of the public model (202 reserved; no model runs)' },
   { id: 'GS01', method: 'POST', path: '/api/staff/verify', deployable: 'gateway', auth: 'admin', addition: true, summary: 'Staff step-up verification (TOTP): issue a single-use security proof' },

@@ -8,9 +8,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
  * SPEC's authentication classes. none: nothing mounted; optional: a customer identity may be present;
  * customer: customer login identity; browser: customer identity of a browser session (has a sid);
  * admin: staff (role >= admin on the account side, a staff or service identity on the gateway);
- * root: root administrator; developer: an edge developer credential (svc_sk_…, SPEC's archived public API).
+ * root: root administrator; developer: an edge developer credential (svc_sk_…, SPEC's archived public API);
+ * workload: a short-lived workload token of another deployable (the gateway relay's internal API), on loopback only.
  */
-export type AuthClass = 'none' | 'optional' | 'customer' | 'browser' | 'admin' | 'root' | 'developer';
+export type AuthClass = 'none' | 'optional' | 'customer' | 'browser' | 'admin' | 'root' | 'developer' | 'workload';
 
 /** implemented: built and tested; planned: registered, answers 501 NOT_IMPLEMENTED. */
 export type OperationState = 'implemented' | 'planned' | 'disabled' | 'placeholder';

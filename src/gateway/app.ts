@@ -48,6 +48,10 @@ import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
 import { defaultEnabled, pluginOperations } from './plugins/runtime.js';
+import { createRelay, type Relay } from './relay/index.js';
+import { relayRoutes } from './relay/routes.js';
+import { renderRelayError } from './relay/errors.js';
+import { workloadAuthenticator } from './relay/workload.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -106,7 +110,7 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity, ratios, deployments } };
 }
 
-function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null): OperationImpl<any>[] {
+function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null, relay: Relay | null): OperationImpl<any>[] {
   const limiter = runtime ? runtime.limiter(`gateway:${ctx.installationId}`) : { hit: async () => ({ allowed: true, remaining: 0, retryAfter: 0 }) };
   return [
     ...staffRoutes(services.staff, services.proofs, limiter as never),
@@ -124,13 +128,15 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...ratioSyncRoutes(services.ratios),
     ...deploymentRoutes(services.deployments),
     ...pluginRoutes(services.plugins),
+    ...relayRoutes(ctx, relay?.engine as never),
   ];
 }
 
 /** Builds the gateway deployable on its own database. */
 export async function buildGatewayApp(config: Config, runtime: Runtime) {
   const { ctx, services } = await createGatewayContext(config, runtime);
-  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog });
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog, renderError: renderRelayError });
+  const relay = createRelay(ctx, services);
   app.decorate('gateway', ctx);
   let registered: ReturnType<typeof registerOperations>;
   try {
@@ -138,21 +144,25 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     await services.plugins.load();
     registered = registerOperations(app, {
       deployable: 'gateway',
-      implementations: routesOf(ctx, services, runtime),
-      authenticate: gatewayAuthenticator(services.staff),
+      implementations: routesOf(ctx, services, runtime, relay),
+      authenticate: gatewayAuthenticator(services.staff, workloadAuthenticator(config)),
       enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
       rateLimits: {},
       extra: services.plugins.operations(),
     });
   } catch (e) {
     await app.close();
+    await relay.close();
     await ctx.upstream.close();
     await ctx.database.close();
     throw e;
   }
   // Any non-GET channel operation may change list totals: drop the cached counts of this instance.
   app.addHook('onSend', async (req) => {
-    if (req.method !== 'GET' && req.url.startsWith('/api/channel')) clearCountCache(ctx);
+    if (req.method !== 'GET' && req.url.startsWith('/api/channel')) {
+      clearCountCache(ctx);
+      relay.routing.invalidate();
+    }
   });
   installOpsEndpoints(app, {
     name: 'gateway',
@@ -164,11 +174,12 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
   app.addHook('onClose', async () => {
     services.updates.stopSchedule();
     services.plugins.close();
+    await relay.close();
     await services.jobs.close();
     await ctx.upstream.close();
     await ctx.database.close();
   });
-  return { app, database: ctx.database, ctx, services };
+  return { app, database: ctx.database, ctx, services, relay };
 }
 
 /**
@@ -179,7 +190,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
 export function gatewayOperations(config?: Config) {
   const none = null as unknown as GatewayContext;
   const fake = { staff: null, proofs: null, channels: null, models: null, jobs: null, updates: null, plugins: null, tests: null, balances: null, local: null, coder: null, affinity: null, ratios: null, deployments: null } as never;
-  const builtIn = operationsOf('gateway', routesOf(none, fake, null));
+  const builtIn = operationsOf('gateway', routesOf(none, fake, null, null));
   const dirs = config
     ? { factory: config.gateway.pluginFactory ? FACTORY_DIR : null, installed: config.gateway.pluginDir }
     : { factory: FACTORY_DIR, installed: null };

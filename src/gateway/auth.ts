@@ -12,13 +12,15 @@ function bearerOf(req: FastifyRequest): string | null {
 }
 
 /**
- * Authenticates a gateway request: a staff or service bearer token, then the operation's auth class
+ * Authenticates a gateway request: the relay's internal API by its workload token (relay/workload.ts), else a
+ * staff or service bearer token, then the operation's auth class
  * (root: root staff; admin: any staff identity, or a service identity when the operation names a
  * permission) and its permission.
  */
-export function gatewayAuthenticator(staff: StaffService) {
+export function gatewayAuthenticator(staff: StaffService, workload: (req: FastifyRequest) => Promise<void>) {
   return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
     if (spec.auth === 'none') return;
+    if (spec.auth === 'workload') return workload(req);
     const token = bearerOf(req);
     const identity = token ? await staff.authenticate(token) : null;
     if (!identity) throw new AppError('GW_UNAUTHORIZED');

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 /** Table types of the gateway database (its own database; nothing else reads or writes it). */
 export interface GatewayMetaTable {
   key: string;
@@ -170,6 +171,33 @@ export interface TaskPluginTaskTable {
   updated_at: number;
 }
 
+/** One relay call (src/gateway/relay/log-store.ts). Times in milliseconds since the epoch. */
+export interface RelayLogTable {
+  id: Generated<number>;
+  created_at: number;
+  request_id: string;
+  caller: string;
+  caller_group: string;
+  format: string;
+  stream: number;
+  model: string;
+  upstream_model: string;
+  channel_id: number | null;
+  key_index: number | null;
+  status: number;
+  error_code: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  quota: number;
+  cost: number;
+  first_byte_ms: number | null;
+  total_ms: number;
+  retries: number;
+  attempts: string;
+}
+
 export interface GatewayDB {
   gateway_meta: GatewayMetaTable;
   staff: StaffTable;
@@ -184,6 +212,7 @@ export interface GatewayDB {
   gateway_jobs: JobTable;
   task_plugins: TaskPluginTable;
   task_plugin_tasks: TaskPluginTaskTable;
+  relay_log: RelayLogTable;
 }
 
 export function nowSeconds(): number {

@@ -50,7 +50,7 @@ eachDatabase('gateway channel affinity (G60–G62)', (v) => {
     await s.services.affinity.cache.delete();
     const a = await s.services.affinity.record(claude(USER), 11);
     assert.deepEqual(a, { rule_name: 'claude-cli', key_fp: keyFingerprint(USER), key_hint: 'user...e-42' });
-    assert.deepEqual(await s.services.affinity.lookup(claude(USER)), { channel_id: 11, rule_name: 'claude-cli', key_fp: keyFingerprint(USER) });
+    assert.deepEqual(await s.services.affinity.lookup(claude(USER)), { channel_id: 11, rule_name: 'claude-cli', key_fp: keyFingerprint(USER), skip_retry_on_failure: false });
     assert.equal(await s.services.affinity.lookup({ ...claude(USER), group: 'vip' }), null, 'the group is part of the key');
     assert.equal(await s.services.affinity.record({ model: 'gpt-4o', group: 'default', body: {} }, 1), null, 'no rule matches');
     await s.services.affinity.record({ model: 'gpt-5-codex', group: 'default', headers: { 'x-prompt-cache': CACHE_KEY } }, 12);

@@ -233,7 +233,7 @@ eachDatabase('gateway channels', (v) => {
   });
 
   test('G26 retry settings and the audit log records writes without key values', async () => {
-    assert.deepEqual((await admin.get('/api/channel/ops')).json.data, { retry_times: 0 });
+    assert.deepEqual((await admin.get('/api/channel/ops')).json.data, { retry_times: 2 });
     const rows = await s.ctx.db.selectFrom('gateway_audit').selectAll().execute();
     const ops = new Set(rows.map((r) => r.operation));
     for (const op of ['G02', 'G03', 'G04', 'G11', 'G12', 'G14', 'G15', 'G28']) assert.ok(ops.has(op), op);

@@ -74,7 +74,7 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
   });
   const log = captureLog();
   const runtime = createRuntime(config, log.stream);
-  const { app, ctx, services } = await buildGatewayApp(config, runtime);
+  const { app, ctx, services, relay } = await buildGatewayApp(config, runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const transcript: string[] = [];
@@ -83,6 +83,7 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
     app,
     ctx,
     services,
+    relay,
     log,
     dataDir,
     databaseUrl,

@@ -6,8 +6,9 @@ import { oauthErrors } from './oauth.js';
 import { upstreamErrors } from './upstream.js';
 import { pluginErrors } from './plugins.js';
 import { edgeErrors } from './edge.js';
+import { relayErrors } from './relay.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

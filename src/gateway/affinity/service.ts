@@ -76,15 +76,31 @@ export function matchRule(settings: AffinitySettings, r: RelayRequest): { rule: 
   return null;
 }
 
+/** How long the relay reuses the settings it read (saves from the CLI show within this time). */
+const SETTINGS_TTL_MS = 1000;
+
 /** The channel-affinity cache: the relay's write path, and the operators' views (G60–G62). */
 export class AffinityService {
+  private loaded: { at: number; settings: Promise<AffinitySettings> } | null = null;
+
   constructor(
     private readonly ctx: GatewayContext,
     readonly cache: AffinityCache,
   ) {}
 
-  settings() {
+  /** The stored settings, read now (the operators' views). */
+  settings(): Promise<AffinitySettings> {
     return loadSettings(this.ctx);
+  }
+
+  /** The settings for the relay's per-call path, re-read at most every SETTINGS_TTL_MS. */
+  private relaySettings(): Promise<AffinitySettings> {
+    if (!this.loaded || Date.now() - this.loaded.at >= SETTINGS_TTL_MS) {
+      const settings = loadSettings(this.ctx);
+      this.loaded = { at: Date.now(), settings };
+      settings.catch(() => (this.loaded = null));
+    }
+    return this.loaded.settings;
   }
 
   private entryKey(rule: AffinityRule, r: RelayRequest, value: string) {
@@ -93,16 +109,25 @@ export class AffinityService {
   }
 
   /** The channel a matching request should stick to, if one was recorded and has not expired. */
-  async lookup(r: RelayRequest): Promise<{ channel_id: number; rule_name: string; key_fp: string } | null> {
-    const m = matchRule(await this.settings(), r);
+  async lookup(r: RelayRequest): Promise<{ channel_id: number; rule_name: string; key_fp: string; skip_retry_on_failure: boolean } | null> {
+    const m = matchRule(await this.relaySettings(), r);
     if (!m) return null;
     const channel = await this.cache.get(this.entryKey(m.rule, r, m.value));
-    return channel === null ? null : { channel_id: channel, rule_name: m.rule.name, key_fp: keyFingerprint(m.value) };
+    return channel === null ? null : { channel_id: channel, rule_name: m.rule.name, key_fp: keyFingerprint(m.value), skip_retry_on_failure: m.rule.skip_retry_on_failure };
+  }
+
+  /**
+   * After the relay served a matching request from `channelId`: remembered when there was no entry, or
+   * when the entry named another channel and `switch_on_success` is on.
+   */
+  async recordChosen(r: RelayRequest, channelId: number, hadEntry: boolean) {
+    if (hadEntry && !(await this.relaySettings()).switch_on_success) return;
+    await this.record(r, channelId);
   }
 
   /** Records that a matching request was served by `channelId` (for the rule's TTL). */
   async record(r: RelayRequest, channelId: number): Promise<{ rule_name: string; key_fp: string; key_hint: string } | null> {
-    const settings = await this.settings();
+    const settings = await this.relaySettings();
     const m = matchRule(settings, r);
     if (!m) return null;
     await this.cache.set(this.entryKey(m.rule, r, m.value), channelId, m.rule.ttl_seconds, settings.max_entries);
@@ -111,7 +136,7 @@ export class AffinityService {
 
   /** Adds a response's token usage to the (rule, group, key) counters; `hit` when cached tokens were served. */
   async recordUsage(r: RelayRequest, usage: Usage): Promise<{ rule_name: string; key_fp: string } | null> {
-    const m = matchRule(await this.settings(), r);
+    const m = matchRule(await this.relaySettings(), r);
     if (!m) return null;
     const fp = keyFingerprint(m.value);
     const cached = (usage.cached_tokens ?? 0) + (usage.prompt_cache_hit_tokens ?? 0);

@@ -5,7 +5,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
-import { deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
+import { addUsedQuota, deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, routableAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, withStatusReason, type ChannelInfo } from './types.js';
 import { channelTarget, type UpstreamTarget } from '../upstream/target.js';
 import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, validateLists, type ChannelInput } from './validate.js';
@@ -278,6 +278,22 @@ export class ChannelService {
     const row = await getChannel(this.ctx.db, id);
     if (!row) throw new AppError('CHANNEL_NOT_FOUND');
     return channelTarget(row, this.openKey(row.key), keyIndex);
+  }
+
+  /** The relay's candidates for a (group, model): enabled abilities with their priority and weight. */
+  routes(group: string, model: string) {
+    return routableAbilities(this.ctx.db, group, model);
+  }
+
+  /** A channel row with its key opened, for the relay (which keeps the key inside the gateway). */
+  async openRow(id: number): Promise<{ row: ChannelRow; keyText: string } | null> {
+    const row = await getChannel(this.ctx.db, id);
+    return row ? { row, keyText: this.openKey(row.key) } : null;
+  }
+
+  /** Adds what relayed calls cost to each channel's used_quota. */
+  async addUsedQuota(deltas: Map<number, number>) {
+    if (deltas.size) await this.ctx.db.transaction().execute((trx) => addUsedQuota(trx, deltas));
   }
 
   /** G10: the full key text; the caller has consumed a proof. */

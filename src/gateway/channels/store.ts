@@ -294,3 +294,15 @@ export async function countTags(db: Db, f: ListFilter): Promise<number> {
   const [row] = await readOffThread(db, db.selectFrom(base().select('tag').distinct().as('t')).select((eb) => eb.fn.countAll<number>().as('n')));
   return Number(row?.n ?? 0);
 }
+
+/** The enabled abilities of one (group, model): the relay's candidates. */
+export async function routableAbilities(db: Db, group: string, model: string) {
+  return db.selectFrom('abilities').select(['channel_id', 'priority', 'weight']).where('group', '=', group).where('model', '=', model).where('enabled', '=', 1).execute();
+}
+
+/** Adds relayed quota to channels' used_quota, one statement per channel, in id order (no lock-order deadlocks). */
+export async function addUsedQuota(db: Db, deltas: Map<number, number>) {
+  for (const [id, quota] of [...deltas].sort((a, b) => a[0] - b[0])) {
+    await db.updateTable('channels').set({ used_quota: sql`used_quota + ${quota}` }).where('id', '=', id).execute();
+  }
+}

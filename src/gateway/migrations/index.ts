@@ -253,6 +253,40 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await db.schema.createIndex('task_plugin_tasks_plugin_status_idx').on('task_plugin_tasks').columns(['plugin_key', 'status', 'plugin_version']).execute();
       },
     },
+    '0015_relay_log': {
+      async up(db: Kysely<any>) {
+        // One row per relay call; `attempts` is the JSON list of channels tried, in order, with each outcome.
+        await db.schema
+          .createTable('relay_log')
+          .addColumn('id', id as 'integer', pk)
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('request_id', 'varchar(64)', (c) => c.notNull())
+          .addColumn('caller', 'varchar(192)', (c) => c.notNull())
+          .addColumn('caller_group', 'varchar(64)', (c) => c.notNull())
+          .addColumn('format', 'varchar(16)', (c) => c.notNull())
+          .addColumn('stream', 'integer', (c) => c.notNull())
+          .addColumn('model', 'varchar(255)', (c) => c.notNull())
+          .addColumn('upstream_model', 'varchar(255)', (c) => c.notNull())
+          .addColumn('channel_id', 'bigint')
+          .addColumn('key_index', 'integer')
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('error_code', 'varchar(64)')
+          .addColumn('prompt_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('completion_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('cached_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('reasoning_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('quota', 'bigint', (c) => c.notNull())
+          .addColumn('cost', real, (c) => c.notNull())
+          .addColumn('first_byte_ms', 'integer')
+          .addColumn('total_ms', 'integer', (c) => c.notNull())
+          .addColumn('retries', 'integer', (c) => c.notNull())
+          .addColumn('attempts', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('relay_log_time_idx').on('relay_log').columns(['created_at']).execute();
+        await db.schema.createIndex('relay_log_model_idx').on('relay_log').columns(['model', 'created_at']).execute();
+        await db.schema.createIndex('relay_log_channel_idx').on('relay_log').columns(['channel_id', 'created_at']).execute();
+      },
+    },
     // Which channels came from which rows of another system (`import new-api`); numbered apart from the rest.
     '0900_import_map': importMapMigration,
   };

@@ -9,6 +9,8 @@ import { inputTarget, type UpstreamTarget } from '../upstream/target.js';
 import { RATIO_FIELDS, readRatios, type RatioField, type Ratios, type RatioValue } from './formats.js';
 
 export const RATIO_OPTION = 'option:ratio_config';
+/** Price multipliers per channel group (the reference's GroupRatio); a group not listed has 1. */
+export const GROUP_RATIO_OPTION = 'option:group_ratio';
 /** The reference's two preset sources, offered by G82 with these ids. */
 export const PRESETS = [
   { id: -100, name: '官方倍率预设', base_url: 'https://basellm.github.io', endpoint: '/llm-metadata/api/newapi/ratio_config-v1-base.json' },
@@ -55,13 +57,26 @@ export class RatioSyncService {
     return row ? (readRatios({ data: JSON.parse(row.value) }) ?? {}) : {};
   }
 
-  /** Stores this gateway's own ratios (the option the comparison reads); validated as a ratio_config map. */
+  async groupRatios(): Promise<Record<string, number>> {
+    const row = await this.ctx.db.selectFrom('gateway_meta').select('value').where('key', '=', GROUP_RATIO_OPTION).executeTakeFirst();
+    return row ? (JSON.parse(row.value) as Record<string, number>) : {};
+  }
+
+  /**
+   * Stores this gateway's own ratios (the option the comparison reads and the relay prices with); validated
+   * as a ratio_config map. A `group_ratio` map (group → multiplier ≥ 0) in the same object is stored beside.
+   */
   async setCurrent(config: unknown) {
     const ratios = readRatios({ data: config });
     if (!ratios || Array.isArray(config)) throw new AppError('RATIO_CONFIG_INVALID');
-    const value = JSON.stringify(ratios);
-    await this.ctx.db.insertInto('gateway_meta').values({ key: RATIO_OPTION, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
-    return ratios;
+    const groups = (config as { group_ratio?: unknown }).group_ratio;
+    if (groups !== undefined && !validGroupRatios(groups)) throw new AppError('RATIO_CONFIG_INVALID');
+    await this.ctx.db.transaction().execute(async (trx) => {
+      for (const [key, value] of [[RATIO_OPTION, JSON.stringify(ratios)], ...(groups ? [[GROUP_RATIO_OPTION, JSON.stringify(groups)]] : [])]) {
+        await trx.insertInto('gateway_meta').values({ key: key!, value: value! }).onConflict((oc) => oc.column('key').doUpdateSet({ value: value! })).execute();
+      }
+    });
+    return groups ? { ...ratios, group_ratio: groups as Record<string, number> } : ratios;
   }
 
   private async resolve(channelIds: number[], upstreams: UpstreamSource[]): Promise<Source[]> {
@@ -165,4 +180,9 @@ function prices(current: Ratios, fetched: Fetched[]) {
     }
   }
   return out;
+}
+
+function validGroupRatios(v: unknown): v is Record<string, number> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
+  return Object.entries(v).every(([g, r]) => g.length > 0 && g.length <= 64 && typeof r === 'number' && Number.isFinite(r) && r >= 0);
 }

@@ -176,6 +176,9 @@ export async function migrate(database: Database<any>, tablePrefix: string, migr
     provider,
     migrationTableName: `${tablePrefix}_migrations`,
     migrationLockTableName: `${tablePrefix}_migrations_lock`,
+    // Numbered blocks (0900_ for imports) sit after later ordinary migrations in name order: a database that
+    // already ran 0900 must still get a new 0015.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -14,9 +14,10 @@ export interface HttpAppOptions {
   catalog: ErrorCatalog;
   /**
    * Renders an error body other than the default envelope {success, code, message} (a deployable with its
-   * own wire format). Gets the code, its catalog status and rendered message, and the error's params/data.
+   * own wire format). Gets the code, its catalog status and rendered message, and the error's params/data;
+   * null keeps the envelope (for routes of the deployable that answer it).
    */
-  renderError?: (req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) => { status: number; body: unknown };
+  renderError?: (req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) => { status: number; body: unknown } | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -111,7 +112,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   function errorBody(req: FastifyRequest, code: string, params?: Record<string, string | number>, data?: unknown): { status: number; body: unknown } {
     const def = opts.catalog[code] ?? opts.catalog.INTERNAL_ERROR;
     const message = renderMessage(def, langOf(req.headers['accept-language']), params);
-    if (opts.renderError) return opts.renderError(req, { code, status: def.status, message, params, data });
+    const own = opts.renderError?.(req, { code, status: def.status, message, params, data });
+    if (own) return own;
     const body: Record<string, unknown> = { success: false, code, message };
     if (data !== undefined) body.data = data;
     return { status: def.status, body };

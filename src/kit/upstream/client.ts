@@ -39,6 +39,8 @@ export interface UpstreamRequest {
   /** http://, https:// or socks5:// proxy URL (a channel's `setting.proxy`). */
   proxy?: string;
   signal?: AbortSignal;
+  /** Deadline for the answer's status and headers (default: the idle deadline of a stream, else the whole deadline). */
+  firstByteMs?: number;
 }
 
 export interface UpstreamResponse {
@@ -127,7 +129,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
         body: r.body,
         signal,
         dispatcher: dispatcherFor(r.proxy),
-        headersTimeout: Math.min(timeoutMs, idleMs ?? timeoutMs),
+        headersTimeout: Math.min(timeoutMs, r.firstByteMs ?? idleMs ?? timeoutMs),
         bodyTimeout: idleMs ?? timeoutMs,
       });
       return { res, deadline, timeoutMs };

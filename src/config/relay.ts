@@ -1,0 +1,42 @@
+import crypto from 'node:crypto';
+import { bool, ConfigError, int, list, str } from './index.js';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The gateway's relay (src/gateway/relay): who may call its internal API, its deadlines and caps, and the
+ * relay log's retention. The internal API is off until a workload-token key is configured.
+ */
+export function relayConfig(env: Env) {
+  const secret = str(env, 'GATEWAY_RELAY_TOKEN_SECRET', '');
+  if (secret && Buffer.byteLength(secret) < 32) throw new ConfigError('GATEWAY_RELAY_TOKEN_SECRET must be at least 32 bytes (HS256 key)');
+  const publicKey = str(env, 'GATEWAY_RELAY_TOKEN_PUBLIC_KEY', '');
+  if (publicKey) {
+    let key: crypto.KeyObject;
+    try {
+      key = crypto.createPublicKey(publicKey.includes('-----BEGIN') ? publicKey : { key: JSON.parse(publicKey), format: 'jwk' });
+    } catch {
+      throw new ConfigError('GATEWAY_RELAY_TOKEN_PUBLIC_KEY must be an Ed25519 public key (PEM or JWK)');
+    }
+    if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError('GATEWAY_RELAY_TOKEN_PUBLIC_KEY must be an Ed25519 public key (EdDSA)');
+  }
+  return {
+    /** HS256 key shared with the callers (edge), or an Ed25519 public key whose private half signs (EdDSA). */
+    tokenSecret: secret,
+    tokenPublicKey: publicKey,
+    /** `iss` values accepted in workload tokens (the calling deployables). */
+    tokenIssuers: list(env, 'GATEWAY_RELAY_TOKEN_ISSUERS').length ? list(env, 'GATEWAY_RELAY_TOKEN_ISSUERS') : ['edge'],
+    firstByteMs: int(env, 'GATEWAY_RELAY_FIRST_BYTE_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    idleMs: int(env, 'GATEWAY_RELAY_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    totalMs: int(env, 'GATEWAY_RELAY_TOTAL_TIMEOUT_MS', 600_000, 1000, 6 * 3_600_000),
+    maxRequestBytes: int(env, 'GATEWAY_RELAY_MAX_REQUEST_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    maxResponseBytes: int(env, 'GATEWAY_RELAY_MAX_RESPONSE_BYTES', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    /** How long the routing view (abilities, channel rows) and the prices are reused before they are read again. */
+    routeCacheMs: int(env, 'GATEWAY_RELAY_ROUTE_CACHE_MS', 1000, 0, 60_000),
+    /** Serve models that have no price in the ratio configuration (cost 0) instead of refusing them. */
+    allowUnpriced: bool(env, 'GATEWAY_RELAY_ALLOW_UNPRICED', false),
+    logRetentionDays: int(env, 'GATEWAY_RELAY_LOG_RETENTION_DAYS', 30, 0, 3650),
+    /** The caller group used when a token names none. */
+    defaultGroup: str(env, 'GATEWAY_RELAY_DEFAULT_GROUP', 'default'),
+  };
+}

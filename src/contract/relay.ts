@@ -1,0 +1,87 @@
+/**
+ * The relay's port: how another deployable (the edge) has model calls served by the gateway's channels. The
+ * gateway implements it in-process (src/gateway/relay/engine.ts) and over its internal HTTP API (/relay/v1/…,
+ * a workload token); `edge/` and `gateway/` share only these types.
+ */
+export type RelayFormat = 'chat' | 'responses' | 'embeddings';
+
+export interface RelayCaller {
+  /** The calling deployable (the workload token's `iss`). */
+  issuer: string;
+  /** Who it calls for (the token's `sub`: an owner, a key id), kept in the relay log. */
+  subject: string;
+  /** The channel group the call is routed in. */
+  group: string;
+}
+
+export interface RelayCall {
+  format: RelayFormat;
+  /** The caller's body in its format: OpenAI Chat Completions, OpenAI Responses or OpenAI embeddings. */
+  body: Record<string, unknown>;
+  caller: RelayCaller;
+  requestId: string;
+  /** Aborts the upstream request (the caller went away). */
+  signal?: AbortSignal;
+  /** The caller's request headers that channel-affinity rules may read (user-agent, session ids). */
+  headers?: Record<string, string>;
+}
+
+export interface RelayUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  total_tokens: number;
+  /** Whether the numbers came from the upstream or were counted with the tokenizer. */
+  counted: boolean;
+}
+
+/** One channel tried for a call, in order. */
+export interface RelayAttempt {
+  channel_id: number;
+  key_index: number | null;
+  /** The upstream's HTTP status, or 0 when none came (connection failure, timeout). */
+  status: number;
+  /** null for the attempt that served the call. */
+  error_code: string | null;
+  ms: number;
+}
+
+/** What a call cost and how it went; final once the answer (or stream) has ended. */
+export interface RelaySummary {
+  request_id: string;
+  model: string;
+  upstream_model: string;
+  channel_id: number | null;
+  key_index: number | null;
+  /** The status the caller got; 499 when the caller went away during a stream. */
+  status: number;
+  error_code: string | null;
+  usage: RelayUsage;
+  /** The gateway's quota units (500,000 per USD, as the reference) and the same in USD. */
+  quota: number;
+  cost_usd: number;
+  first_byte_ms: number | null;
+  total_ms: number;
+  attempts: RelayAttempt[];
+}
+
+export type RelayAnswer =
+  | { kind: 'json'; status: number; body: string; summary: RelaySummary }
+  | {
+      kind: 'stream';
+      status: 200;
+      contentType: string;
+      /** The caller-format stream text, piece by piece; pulled at the caller's pace. */
+      pieces: AsyncIterable<string>;
+      /** Settles when the stream has ended (or was abandoned). */
+      summary: Promise<RelaySummary>;
+    };
+
+export interface RelayPort {
+  /**
+   * Serves one call. A refusal or a failure before any output throws an AppError whose code is one of the
+   * catalog's relay_* codes, with `options.data` = {status, summary} (the status to answer with).
+   */
+  relay(call: RelayCall): Promise<RelayAnswer>;
+}

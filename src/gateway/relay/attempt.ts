@@ -1,0 +1,113 @@
+import { parseJson, UpstreamError, type UpstreamClient, type UpstreamStream } from '../../kit/upstream/client.js';
+import { excerpt } from '../../kit/upstream/scrub.js';
+import { upstreamMessage } from '../upstream/http.js';
+import type { UpstreamTarget } from '../upstream/target.js';
+import type { StreamReader } from './readers.js';
+import { UpstreamPayloadError, type UpstreamCall } from './wire/types.js';
+
+/** Upstream statuses that say the request itself is wrong: another channel would refuse it too. */
+const REQUEST_ERRORS = new Set([400, 413, 422]);
+
+/** One channel's failure, before any output reached the caller. */
+export class AttemptFailure extends Error {
+  constructor(
+    /** A catalog code (relay_upstream_*). */
+    readonly code: string,
+    /** The upstream's HTTP status, 0 when there was none. */
+    readonly status: number,
+    /** What went wrong, secrets of the channel removed. */
+    readonly detail: string,
+    readonly retryable: boolean,
+    /** The upstream's own error code (for the auto-disable rules), when it named one. */
+    readonly upstreamCode: string | null = null,
+  ) {
+    super(detail);
+    this.name = 'AttemptFailure';
+  }
+}
+
+export interface Limits {
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+  maxResponseBytes: number;
+}
+
+function upstreamCodeOf(text: string): string | null {
+  const e = (parseJson(text) as { error?: { code?: unknown; type?: unknown; status?: unknown } } | undefined)?.error;
+  if (!e || typeof e !== 'object') return null;
+  for (const v of [e.code, e.type, e.status]) if (typeof v === 'string' && /^[\w:.-]{1,64}$/.test(v) && !v.startsWith('channel:')) return v;
+  return null;
+}
+
+export function httpFailure(status: number, text: string, t: UpstreamTarget): AttemptFailure {
+  return new AttemptFailure('relay_upstream_error', status, upstreamMessage(text, t), !REQUEST_ERRORS.has(status), upstreamCodeOf(text));
+}
+
+/** Any error of an attempt as an AttemptFailure (unknown errors are bad answers, tried elsewhere). */
+export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
+  if (e instanceof AttemptFailure) return e;
+  if (e instanceof UpstreamError) {
+    const code = e.kind === 'timeout' ? 'relay_upstream_timeout' : e.kind === 'too_large' ? 'relay_upstream_bad_response' : 'relay_upstream_unreachable';
+    return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large');
+  }
+  if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, e.upstreamCode);
+  return new AttemptFailure('relay_upstream_bad_response', 0, excerpt((e as Error)?.message ?? String(e), t.secrets), true);
+}
+
+function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal: AbortSignal | undefined) {
+  return {
+    url: call.url,
+    method: 'POST' as const,
+    headers: { ...call.headers, ...t.headers },
+    body: JSON.stringify(call.body),
+    proxy: t.proxy,
+    timeoutMs: limits.totalMs,
+    firstByteMs: limits.firstByteMs,
+    maxBytes: limits.maxResponseBytes,
+    signal,
+  };
+}
+
+/** A non-streamed call: the 2xx answer's text and JSON, or an AttemptFailure. */
+export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal) {
+  try {
+    const res = await upstream.request(requestOf(call, t, limits, signal));
+    if (res.status < 200 || res.status >= 300) throw httpFailure(res.status, res.text, t);
+    const json = parseJson(res.text);
+    if (json === undefined) throw new AttemptFailure('relay_upstream_bad_response', res.status, 'the answer is not JSON: ' + excerpt(res.text, t.secrets, 120), true);
+    return { text: res.text, json };
+  } catch (e) {
+    throw asFailure(e, t);
+  }
+}
+
+/** A stream opened and read up to its first output; what was read is `held`, to be sent first. */
+export interface OpenStream {
+  held: string;
+  lines: AsyncIterator<string>;
+  stream: UpstreamStream;
+}
+
+/**
+ * Opens a streamed call and reads it until model output appears. Everything before that can still fail over
+ * to another channel: a bad status, an error event, a stream that ends or breaks or goes quiet first.
+ */
+export async function openStream(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, reader: StreamReader, limits: Limits, signal?: AbortSignal): Promise<OpenStream> {
+  let stream: UpstreamStream | null = null;
+  try {
+    stream = await upstream.stream({ ...requestOf(call, t, limits, signal), headers: { ...call.headers, accept: 'text/event-stream', ...t.headers }, idleMs: limits.idleMs });
+    if (stream.status < 200 || stream.status >= 300) throw httpFailure(stream.status, await stream.text().catch(() => ''), t);
+    const lines = stream.lines()[Symbol.asyncIterator]();
+    let held = '';
+    while (!reader.output) {
+      const next = await lines.next();
+      if (next.done) throw new AttemptFailure('relay_upstream_bad_response', stream.status, 'the stream ended before any output', true);
+      held += reader.line(next.value);
+    }
+    return { held, lines, stream };
+  } catch (e) {
+    stream?.close();
+    throw asFailure(e, t);
+  }
+}

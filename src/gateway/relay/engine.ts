@@ -1,0 +1,247 @@
+import type { RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelaySummary, RelayUsage } from '../../contract/relay.js';
+import { AppError } from '../../kit/http/errors.js';
+import { jsonObject } from '../../kit/json/object.js';
+import type { UpstreamClient } from '../../kit/upstream/client.js';
+import type { Actor } from '../audit/store.js';
+import type { AffinityService, RelayRequest } from '../affinity/service.js';
+import { setAutoStatus } from '../channels/auto-status.js';
+import { shouldDisable, type AutoRules } from '../channel-tests/rules.js';
+import type { GatewayContext } from '../context.js';
+import { asFailure, AttemptFailure, openStream, sendJson, type Limits } from './attempt.js';
+import type { RelayLogWriter } from './log-writer.js';
+import { Plan } from './plan.js';
+import { costOf, type Price, type Pricing } from './pricing.js';
+import type { Routing, OpenChannel } from './routing.js';
+import { textTokens } from './tokens.js';
+import { dialectFor } from './wire/index.js';
+import { chatToResponse, responsesUsage } from './wire/responses.js';
+import type { ChatCompletion, ChatUsage, Dialect } from './wire/types.js';
+
+const RELAY_ACTOR: Actor = { id: 0, name: 'system:relay' };
+
+export interface RelayDeps {
+  ctx: GatewayContext;
+  upstream: UpstreamClient;
+  routing: Routing;
+  pricing: Pricing;
+  affinity: AffinityService;
+  log: RelayLogWriter;
+  rules: AutoRules;
+  retries: number;
+  limits: Limits;
+  allowUnpriced: boolean;
+}
+
+/** The channel, key and model of one attempt. */
+interface Leg {
+  channel: OpenChannel;
+  keyIndex: number | null;
+  dialect: Dialect;
+  upstreamModel: string;
+  startedAt: number;
+}
+
+/**
+ * The relay: picks channels for a call (priority, weight, affinity, multi-key mode), sends it in each
+ * channel's wire format, fails over to the next channel on a retryable failure until output has begun, and
+ * answers in the caller's format with the call's usage and cost. Every call ends in one relay log row.
+ */
+export class RelayEngine implements RelayPort {
+  constructor(private readonly d: RelayDeps) {}
+
+  async relay(call: RelayCall): Promise<RelayAnswer> {
+    const startedAt = performance.now();
+    const plan = new Plan(call);
+    const price = await this.d.pricing.price(plan.model, call.caller.group);
+    if (!price && !this.d.allowUnpriced) throw new AppError('relay_model_unpriced', { params: { model: plan.model } });
+    const affinityRequest: RelayRequest = { model: plan.model, group: call.caller.group, path: plan.path, userAgent: call.headers?.['user-agent'], headers: call.headers, body: call.body, context: { caller: call.caller.subject } };
+    const sticky = await this.d.affinity.lookup(affinityRequest);
+    let order = await this.d.routing.order(call.caller.group, plan.model, sticky?.channel_id ?? null);
+    if (sticky && sticky.skip_retry_on_failure && order[0] === sticky.channel_id) order = order.slice(0, 1);
+    if (!order.length) throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
+
+    const attempts: RelayAttempt[] = [];
+    let last: { failure: AttemptFailure; leg: Leg | null } | null = null;
+    for (const channelId of order) {
+      if (attempts.length > this.d.retries) break;
+      const channel = await this.d.routing.channel(channelId);
+      if (!channel) continue;
+      const keyIndex = this.d.routing.pickKey(channel);
+      const target = channel.target(keyIndex);
+      const leg: Leg = { channel, keyIndex, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[plan.model] ?? plan.model, startedAt: performance.now() };
+      try {
+        const answer = await this.attempt(plan, leg, price, attempts, startedAt);
+        if (!sticky || sticky.channel_id !== channelId) await this.d.affinity.recordChosen(affinityRequest, channelId, !!sticky);
+        return answer;
+      } catch (e) {
+        if (e instanceof AppError) throw e; // a refusal of the call itself (not servable by this family, …)
+        const failure = asFailure(e, target);
+        attempts.push({ channel_id: channelId, key_index: keyIndex, status: failure.status, error_code: failure.code, ms: Math.round(performance.now() - leg.startedAt) });
+        last = { failure, leg };
+        await this.applyRules(leg, failure);
+        if (!failure.retryable || call.signal?.aborted) break;
+      }
+    }
+    if (!last) throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
+    const status = mappedStatus(last.leg, last.failure);
+    const summary = this.summary(plan, last.leg, status, last.failure.code, zeroUsage(), price, null, attempts, startedAt);
+    this.d.log.record(summary, { caller: call.caller, format: call.format, stream: plan.stream });
+    throw new AppError(last.failure.code, { params: { status: last.failure.status, detail: last.failure.detail }, data: { status, summary } });
+  }
+
+  private async attempt(plan: Plan, leg: Leg, price: Price | null, attempts: RelayAttempt[], startedAt: number): Promise<RelayAnswer> {
+    const { call } = plan;
+    const target = leg.channel.target(leg.keyIndex);
+    const request = plan.request(leg.dialect, target, leg.upstreamModel, leg.channel.row.param_override);
+    const served = (status: number) => attempts.push({ channel_id: leg.channel.row.id, key_index: leg.keyIndex, status, error_code: null, ms: Math.round(performance.now() - leg.startedAt) });
+
+    if (!plan.stream) {
+      const { text, json } = await sendJson(this.d.upstream, request, target, this.d.limits, call.signal);
+      const { body, usage } = this.convert(plan, leg, text, json);
+      served(200);
+      const summary = this.summary(plan, leg, 200, null, usage, price, Math.round(performance.now() - startedAt), attempts, startedAt);
+      this.d.log.record(summary, { caller: call.caller, format: call.format, stream: false });
+      return { kind: 'json', status: 200, body, summary };
+    }
+
+    const reader = plan.reader(leg.dialect, leg.upstreamModel);
+    const open = await openStream(this.d.upstream, request, target, reader, this.d.limits, call.signal);
+    served(200);
+    const firstByteMs = Math.round(performance.now() - startedAt);
+    let settle!: (s: RelaySummary) => void;
+    const summary = new Promise<RelaySummary>((resolve) => (settle = resolve));
+    const finish = (status: number, errorCode: string | null) => {
+      const usage = usageOf(reader.usage(), plan, reader.text());
+      const s = this.summary(plan, leg, status, errorCode, usage, price, firstByteMs, attempts, startedAt);
+      this.d.log.record(s, { caller: call.caller, format: call.format, stream: true });
+      settle(s);
+    };
+    async function* pieces(): AsyncGenerator<string> {
+      let ended = false;
+      try {
+        if (open.held) yield open.held;
+        for (;;) {
+          const next = await open.lines.next();
+          if (next.done) break;
+          const out = reader.line(next.value);
+          if (out) yield out;
+        }
+        ended = true;
+        if (!reader.finished) {
+          finish(502, 'relay_stream_interrupted');
+          yield reader.fail('the upstream stream ended before its last event', 'relay_stream_interrupted');
+        } else {
+          finish(200, null);
+          yield reader.end();
+        }
+      } catch (e) {
+        if (ended) throw e;
+        ended = true;
+        if (call.signal?.aborted) {
+          finish(499, 'client_closed');
+          return;
+        }
+        const failure = asFailure(e, target);
+        finish(502, 'relay_stream_interrupted');
+        yield reader.fail(`${failure.detail}`, 'relay_stream_interrupted');
+      } finally {
+        open.stream.close();
+        // The consumer stopped pulling (the caller went away): the call ends here.
+        if (!ended) finish(499, 'client_closed');
+      }
+    }
+    return { kind: 'stream', status: 200, contentType: 'text/event-stream; charset=utf-8', pieces: pieces(), summary };
+  }
+
+  /** A non-streamed answer in the caller's format, with its usage. */
+  private convert(plan: Plan, leg: Leg, text: string, json: unknown): { body: string; usage: RelayUsage } {
+    const { call } = plan;
+    const native = plan.native(leg.dialect);
+    if (call.format === 'embeddings') {
+      const result = leg.dialect.embeddingsResult!(json, leg.upstreamModel);
+      const prompt = result.usage?.prompt_tokens;
+      const usage: RelayUsage = prompt ? { ...zeroUsage(), prompt_tokens: prompt, total_tokens: prompt } : { ...zeroUsage(), prompt_tokens: plan.countPrompt(), total_tokens: plan.countPrompt(), counted: true };
+      return { body: native ? text : JSON.stringify(result), usage };
+    }
+    if (call.format === 'responses' && native) {
+      const usage = responsesUsage(json);
+      if ((json as { error?: unknown })?.error) throw new AttemptFailure('relay_upstream_error', 200, 'the upstream answered an error', true);
+      return { body: text, usage: usageOf(usage, plan, responseText(json)) };
+    }
+    const completion = leg.dialect.chatResult(json, leg.upstreamModel);
+    const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
+    if (call.format === 'responses') return { body: JSON.stringify(chatToResponse(completion, call.body)), usage };
+    return { body: native ? text : JSON.stringify(completion), usage };
+  }
+
+  /** A failure feeds the automatic rules: a channel (or key) whose failure says its credential is bad is disabled. */
+  private async applyRules(leg: Leg, f: AttemptFailure) {
+    if (leg.channel.row.auto_ban !== 1) return;
+    const outcome = { ok: false as const, errorCode: f.upstreamCode ?? f.code, message: f.detail, ...(f.status ? { status: f.status } : {}) };
+    if (!shouldDisable(outcome, this.d.rules)) return;
+    const reason = `${outcome.errorCode}: ${f.detail}`.slice(0, 500);
+    try {
+      if (await setAutoStatus(this.d.ctx, RELAY_ACTOR, 'relay', { channelId: leg.channel.row.id, disable: true, reason, keyIndex: leg.keyIndex })) this.d.routing.invalidate();
+    } catch (e) {
+      this.d.ctx.log.warn({ err: { message: (e as Error).message }, channelId: leg.channel.row.id }, 'relay: automatic disable failed');
+    }
+  }
+
+  private summary(plan: Plan, leg: Leg | null, status: number, errorCode: string | null, usage: RelayUsage, price: Price | null, firstByteMs: number | null, attempts: RelayAttempt[], startedAt: number): RelaySummary {
+    const cost = errorCode && usage.total_tokens === 0 ? { quota: 0, usd: 0 } : costOf(price, usage);
+    return {
+      request_id: plan.call.requestId,
+      model: plan.model,
+      upstream_model: leg?.upstreamModel ?? plan.model,
+      channel_id: leg?.channel.row.id ?? null,
+      key_index: leg?.keyIndex ?? null,
+      status,
+      error_code: errorCode,
+      usage,
+      quota: cost.quota,
+      cost_usd: cost.usd,
+      first_byte_ms: firstByteMs,
+      total_ms: Math.round(performance.now() - startedAt),
+      attempts,
+    };
+  }
+}
+
+function zeroUsage(): RelayUsage {
+  return { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, reasoning_tokens: 0, total_tokens: 0, counted: false };
+}
+
+/** The upstream's usage when it gave one, else counted: the prompt from the request, the completion from the text. */
+function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): RelayUsage {
+  if (u && (u.prompt_tokens > 0 || u.completion_tokens > 0)) {
+    return {
+      prompt_tokens: u.prompt_tokens,
+      completion_tokens: u.completion_tokens,
+      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+      total_tokens: u.total_tokens || u.prompt_tokens + u.completion_tokens,
+      counted: false,
+    };
+  }
+  const prompt = plan.countPrompt();
+  const completion = textTokens(completionText);
+  return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true };
+}
+
+function completionText(c: ChatCompletion): string {
+  return c.choices.map((ch) => `${typeof ch.message.content === 'string' ? ch.message.content : ''}${(ch.message.reasoning_content as string | undefined) ?? ''}${(ch.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')}`).join('');
+}
+
+function responseText(json: unknown): string {
+  const output = (json as { output?: { content?: { text?: unknown }[]; arguments?: unknown }[] })?.output ?? [];
+  return output.map((o) => (o.content ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') + (typeof o.arguments === 'string' ? o.arguments : '')).join('');
+}
+
+/** The channel's status_code_mapping applied to what the caller is told ({"404": "500"}). */
+function mappedStatus(leg: Leg | null, f: AttemptFailure): number {
+  const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : 502);
+  const status = upstream >= 400 ? upstream : 502;
+  const mapped = leg ? jsonObject(leg.channel.row.status_code_mapping)[String(status)] : undefined;
+  const n = Number(mapped);
+  return Number.isInteger(n) && n >= 400 && n <= 599 ? n : status;
+}

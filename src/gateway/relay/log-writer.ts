@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import type { RelayCaller, RelayFormat, RelaySummary } from '../../contract/relay.js';
+import type { Database } from '../../kit/db/index.js';
+import type { GatewayDB } from '../db.js';
+import { insertLogRows, pruneLog, type RelayLogRow } from './log-store.js';
+
+const FLUSH_MS = 500;
+const FLUSH_ROWS = 500;
+/** Rows held when the database cannot take them; beyond this the oldest are dropped (and counted). */
+const MAX_PENDING = 50_000;
+const PRUNE_EVERY_MS = 3600_000;
+
+/**
+ * Writes relay log rows and channels' used quota in batches (one transaction every FLUSH_MS or FLUSH_ROWS
+ * rows), so a call never waits for the database; `close` writes what is left.
+ */
+export class RelayLogWriter {
+  private rows: RelayLogRow[] = [];
+  private quota = new Map<number, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private pruner: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  dropped = 0;
+
+  constructor(
+    private readonly database: Database<GatewayDB>,
+    private readonly addUsedQuota: (deltas: Map<number, number>) => Promise<void>,
+    private readonly log: Logger,
+    private readonly retentionDays: number,
+  ) {
+    if (retentionDays > 0) {
+      this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+      this.pruner.unref();
+    }
+  }
+
+  record(s: RelaySummary, call: { caller: RelayCaller; format: RelayFormat; stream: boolean }) {
+    this.rows.push({
+      created_at: Date.now() - s.total_ms,
+      request_id: s.request_id.slice(0, 64),
+      caller: `${call.caller.issuer}:${call.caller.subject}`.slice(0, 192),
+      caller_group: call.caller.group.slice(0, 64),
+      format: call.format,
+      stream: call.stream ? 1 : 0,
+      model: s.model.slice(0, 255),
+      upstream_model: s.upstream_model.slice(0, 255),
+      channel_id: s.channel_id,
+      key_index: s.key_index,
+      status: s.status,
+      error_code: s.error_code,
+      prompt_tokens: s.usage.prompt_tokens,
+      completion_tokens: s.usage.completion_tokens,
+      cached_tokens: s.usage.cached_tokens,
+      reasoning_tokens: s.usage.reasoning_tokens,
+      quota: s.quota,
+      cost: s.cost_usd,
+      first_byte_ms: s.first_byte_ms,
+      total_ms: s.total_ms,
+      retries: Math.max(0, s.attempts.length - 1),
+      attempts: JSON.stringify(s.attempts),
+    });
+    if (s.channel_id !== null && s.quota > 0) this.quota.set(s.channel_id, (this.quota.get(s.channel_id) ?? 0) + s.quota);
+    if (this.rows.length > MAX_PENDING) this.dropped += this.rows.splice(0, this.rows.length - MAX_PENDING).length;
+    if (this.rows.length >= FLUSH_ROWS) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes everything recorded so far; resolves when it is stored (or failed and was put back). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write());
+    return this.flushing;
+  }
+
+  private async write() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const rows = this.rows;
+    const quota = this.quota;
+    if (!rows.length && !quota.size) return;
+    this.rows = [];
+    this.quota = new Map();
+    try {
+      if (rows.length) await this.database.db.transaction().execute((trx) => insertLogRows(trx, rows));
+    } catch (e) {
+      this.log.error({ err: { message: (e as Error).message }, rows: rows.length }, 'relay log: write failed, kept for the next flush');
+      this.rows = [...rows, ...this.rows];
+    }
+    try {
+      await this.addUsedQuota(quota);
+    } catch (e) {
+      this.log.error({ err: { message: (e as Error).message } }, 'relay log: used quota not saved, kept for the next flush');
+      for (const [id, q] of quota) this.quota.set(id, (this.quota.get(id) ?? 0) + q);
+    }
+  }
+
+  async prune() {
+    try {
+      const deleted = await pruneLog(this.database.db, Date.now() - this.retentionDays * 86400_000);
+      if (deleted) this.log.info({ deleted }, 'relay log: old rows removed');
+    } catch (e) {
+      this.log.warn({ err: { message: (e as Error).message } }, 'relay log: pruning failed');
+    }
+  }
+
+  async close() {
+    if (this.pruner) clearInterval(this.pruner);
+    await this.flush();
+  }
+}

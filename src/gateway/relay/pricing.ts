@@ -1,0 +1,69 @@
+import type { RelayUsage } from '../../contract/relay.js';
+import type { Ratios } from '../ratio-sync/formats.js';
+
+/** The reference's quota unit: 500,000 quota = 1 USD; model_ratio 1 = 1 quota per prompt token ($2 per 1M). */
+export const QUOTA_PER_USD = 500_000;
+
+export type Price =
+  | { kind: 'ratio'; modelRatio: number; completionRatio: number; cacheRatio: number; groupRatio: number }
+  | { kind: 'fixed'; usdPerCall: number; groupRatio: number };
+
+export interface PriceSource {
+  ratios(): Promise<Ratios>;
+  groupRatios(): Promise<Record<string, number>>;
+}
+
+const num = (map: Record<string, unknown> | undefined, key: string): number | undefined => {
+  const v = map?.[key];
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+};
+
+/**
+ * Prices from the gateway's ratio configuration (the one source of prices), re-read at most every `ttlMs`.
+ * A model with a `model_price` is priced per call; otherwise it needs a `model_ratio`; else it has no price.
+ */
+export class Pricing {
+  private cached: { at: number; ratios: Ratios; groups: Record<string, number> } | null = null;
+
+  constructor(
+    private readonly source: PriceSource,
+    private readonly ttlMs: number,
+  ) {}
+
+  private async load() {
+    if (this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached;
+    const [ratios, groups] = await Promise.all([this.source.ratios(), this.source.groupRatios()]);
+    this.cached = { at: Date.now(), ratios, groups };
+    return this.cached;
+  }
+
+  async price(model: string, group: string): Promise<Price | null> {
+    const { ratios, groups } = await this.load();
+    const groupRatio = num(groups, group) ?? 1;
+    const usdPerCall = num(ratios.model_price, model);
+    if (usdPerCall !== undefined) return { kind: 'fixed', usdPerCall, groupRatio };
+    const modelRatio = num(ratios.model_ratio, model);
+    if (modelRatio === undefined) return null;
+    return { kind: 'ratio', modelRatio, completionRatio: num(ratios.completion_ratio, model) ?? 1, cacheRatio: num(ratios.cache_ratio, model) ?? 1, groupRatio };
+  }
+}
+
+/**
+ * The reference's quota formula: (uncached prompt + cached × cache ratio + completion × completion ratio) ×
+ * model ratio × group ratio, rounded, and at least 1 when the call was priced above zero; a fixed price is
+ * price × 500,000 × group ratio. Reasoning tokens are part of the completion tokens.
+ */
+export function costOf(price: Price | null, usage: RelayUsage): { quota: number; usd: number } {
+  if (!price) return { quota: 0, usd: 0 };
+  let quota: number;
+  if (price.kind === 'fixed') {
+    quota = Math.round(price.usdPerCall * QUOTA_PER_USD * price.groupRatio);
+  } else {
+    const cached = Math.min(usage.cached_tokens, usage.prompt_tokens);
+    const tokens = usage.prompt_tokens - cached + cached * price.cacheRatio + usage.completion_tokens * price.completionRatio;
+    const exact = tokens * price.modelRatio * price.groupRatio;
+    quota = Math.round(exact);
+    if (exact > 0 && quota === 0) quota = 1;
+  }
+  return { quota, usd: quota / QUOTA_PER_USD };
+}

@@ -1,0 +1,139 @@
+import { responsesStream, responsesStreamUsage } from './wire/responses.js';
+import { UpstreamPayloadError, type ChatChunk, type ChatUsage, type Json, type StreamDecoder } from './wire/types.js';
+
+/**
+ * Turns an upstream stream, line by line, into the caller's stream text, and watches it: whether model
+ * output has begun (the point after which a failure can no longer move to another channel), whether the
+ * stream ended properly, its usage and its text (for counting when no usage came).
+ */
+export interface StreamReader {
+  line(line: string): string;
+  readonly output: boolean;
+  readonly finished: boolean;
+  /** The proper end in the caller's format (after `finished`). */
+  end(): string;
+  /** A protocol-correct error ending in the caller's format, once output has begun. */
+  fail(message: string, code: string): string;
+  usage(): ChatUsage | null;
+  text(): string;
+}
+
+/** Writes chat chunks in a caller format. `raw` is the upstream's own JSON text of the chunk, when it can pass as is. */
+interface ChunkEncoder {
+  chunk(c: ChatChunk, raw?: string): string;
+  end(): string;
+  error(message: string, code: string): string;
+}
+
+/** OpenAI Chat Completions SSE. The usage-only chunk goes out only when the caller asked for it. */
+export function chatEncoder(includeUsage: boolean): ChunkEncoder {
+  return {
+    chunk(c, raw) {
+      if (!includeUsage && c.choices.length === 0 && c.usage) return '';
+      return `data: ${raw ?? JSON.stringify(c)}\n\n`;
+    },
+    end: () => 'data: [DONE]\n\n',
+    // What OpenAI itself sends when a stream fails: a data event holding an error object (the SDKs raise it).
+    error: (message, code) => `data: ${JSON.stringify({ error: { message, type: 'upstream_error', code } })}\n\n`,
+  };
+}
+
+export function responsesEncoder(request: Json, model: string): ChunkEncoder {
+  const r = responsesStream(request, model);
+  return { chunk: (c) => r.chunk(c), end: () => r.end(), error: (m, code) => r.error(m, code) };
+}
+
+/** An upstream stream read through its family's decoder into chat chunks, written by a caller encoder. */
+export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passRaw: boolean): StreamReader {
+  let output = false;
+  let finished = false;
+  let usage: ChatUsage | null = null;
+  const text: string[] = [];
+  return {
+    get output() {
+      return output;
+    },
+    get finished() {
+      return finished;
+    },
+    line(line) {
+      const chunks = decoder.line(line);
+      let out = '';
+      for (const c of chunks) {
+        if (c.usage) usage = c.usage;
+        for (const choice of c.choices ?? []) {
+          const d = choice.delta ?? {};
+          if (d.content) text.push(d.content);
+          if (d.reasoning_content) text.push(d.reasoning_content);
+          for (const t of d.tool_calls ?? []) text.push(t.function?.name ?? '', t.function?.arguments ?? '');
+          if (d.content || d.reasoning_content || d.tool_calls?.length || choice.finish_reason) output = true;
+          if (choice.finish_reason) finished = true;
+        }
+        // An OpenAI-style upstream's data line is exactly one chunk: its text goes out unchanged.
+        out += encoder.chunk(c, passRaw && chunks.length === 1 ? line.slice(line.indexOf(':') + 1).trim() : undefined);
+      }
+      return out;
+    },
+    end() {
+      let out = '';
+      for (const c of decoder.end()) {
+        if (c.usage) usage = c.usage;
+        out += encoder.chunk(c);
+      }
+      return out + encoder.end();
+    },
+    fail: (message, code) => encoder.error(message, code),
+    usage: () => usage,
+    text: () => text.join(''),
+  };
+}
+
+const BEFORE_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued']);
+const FINAL = new Set(['response.completed', 'response.incomplete']);
+
+/** A native Responses stream (OpenAI, Azure) passed through line by line, watched for usage and errors. */
+export function nativeResponsesReader(): StreamReader {
+  let output = false;
+  let finished = false;
+  let usage: ChatUsage | null = null;
+  const text: string[] = [];
+  let sequence = 0;
+  return {
+    get output() {
+      return output;
+    },
+    get finished() {
+      return finished;
+    },
+    line(line) {
+      if (line.startsWith('data:')) {
+        let event: { type?: unknown; delta?: unknown; sequence_number?: unknown; response?: { error?: { message?: unknown; code?: unknown } }; message?: unknown; code?: unknown };
+        try {
+          event = JSON.parse(line.slice(5));
+        } catch {
+          throw new UpstreamPayloadError('a stream event is not JSON');
+        }
+        const type = String(event.type ?? '');
+        if (typeof event.sequence_number === 'number') sequence = event.sequence_number;
+        if (type === 'error' || type === 'response.failed') {
+          const e = type === 'error' ? event : (event.response?.error ?? {});
+          throw new UpstreamPayloadError(typeof e.message === 'string' ? e.message : 'the upstream reported an error', typeof e.code === 'string' ? e.code : null);
+        }
+        if (!BEFORE_OUTPUT.has(type)) output = true;
+        if (FINAL.has(type)) {
+          finished = true;
+          usage = responsesStreamUsage(event) ?? usage;
+        }
+        if (type === 'response.output_text.delta' && typeof event.delta === 'string') text.push(event.delta);
+      }
+      return line + '\n';
+    },
+    end: () => '',
+    fail(message, code) {
+      const event = { type: 'error', code, message, param: null, sequence_number: sequence + 1 };
+      return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+    },
+    usage: () => usage,
+    text: () => text.join(''),
+  };
+}

@@ -1,0 +1,109 @@
+import { once } from 'node:events';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RelayFormat, RelaySummary } from '../../contract/relay.js';
+import { implement, type OperationImpl } from '../../contract/types.js';
+import { ok } from '../../kit/http/envelope.js';
+import { AppError } from '../../kit/http/errors.js';
+import type { GatewayContext } from '../context.js';
+import type { RelayEngine } from './engine.js';
+import { listLog, usageBuckets, type LogFilter } from './log-store.js';
+
+/** Request headers that channel-affinity rules may read; never the authorization header. */
+function affinityHeaders(req: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'authorization' && k !== 'cookie') out[k] = v;
+  return out;
+}
+
+export function encodeSummary(s: RelaySummary): string {
+  return Buffer.from(JSON.stringify(s)).toString('base64url');
+}
+
+/**
+ * Serves one call over HTTP. A whole answer carries its summary in `x-relay-summary` (base64url JSON); a
+ * stream is written at the caller's pace (never buffered whole) and ends with the SSE comment
+ * `: relay-summary {json}`, which SSE clients ignore. The caller going away aborts the upstream request.
+ */
+async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply) {
+  if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) throw new AppError('relay_invalid_request', { params: { detail: 'the body must be a JSON object' } });
+  const gone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, caller: req.relayCaller!, requestId: req.id, signal: gone.signal, headers: affinityHeaders(req) });
+  if (answer.kind === 'json') {
+    return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header('x-relay-summary', encodeSummary(answer.summary)).send(answer.body);
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': answer.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': req.id });
+  const pieces = answer.pieces[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (gone.signal.aborted) break;
+      const next = await pieces.next();
+      if (next.done) break;
+      if (!raw.write(next.value)) await Promise.race([once(raw, 'drain'), once(gone.signal, 'abort')]);
+    }
+  } finally {
+    if (gone.signal.aborted) await pieces.return?.(undefined);
+  }
+  if (!gone.signal.aborted) raw.end(`: relay-summary ${JSON.stringify(await answer.summary)}\n\n`);
+}
+
+const MS = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000 });
+
+const logQuery = Type.Object({
+  p: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  model: Type.Optional(Type.String({ maxLength: 255 })),
+  channel_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  status: Type.Optional(Type.String({ pattern: '^(success|error|[1-5][0-9][0-9])$' })),
+  caller: Type.Optional(Type.String({ maxLength: 192 })),
+  start_time: Type.Optional(MS),
+  end_time: Type.Optional(MS),
+});
+
+function filterOf(q: { model?: string; channel_id?: number; status?: string; caller?: string; start_time?: number; end_time?: number }): LogFilter {
+  return { model: q.model || undefined, channel_id: q.channel_id, status: q.status, caller: q.caller || undefined, from: q.start_time, to: q.end_time };
+}
+
+/** The relay's internal API (GR01–GR03, workload token) and its log for staff (GS04, GS05). */
+export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): OperationImpl<any>[] {
+  const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
+  return [
+    implement('GR01', { bodyLimit, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
+    implement('GR02', { bodyLimit, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
+    implement('GR03', { bodyLimit, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
+    implement('GS04', {
+      schema: { querystring: logQuery },
+      handler: async (req) => {
+        const q = req.query;
+        const page = q.p ?? 1;
+        const pageSize = q.page_size ?? 20;
+        const { rows, total } = await listLog(ctx.db, filterOf(q), pageSize, (page - 1) * pageSize);
+        const items = rows.map((r) => ({ ...r, id: Number(r.id), channel_id: r.channel_id === null ? null : Number(r.channel_id), attempts: JSON.parse(r.attempts) }));
+        return ok({ items, total, page, page_size: pageSize });
+      },
+    }),
+    implement('GS05', {
+      schema: {
+        querystring: Type.Object({
+          start_time: MS,
+          end_time: Type.Optional(MS),
+          bucket_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 * 31 })),
+          by: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('channel')])),
+          model: Type.Optional(Type.String({ maxLength: 255 })),
+          channel_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+        }),
+      },
+      handler: async (req) => {
+        const q = req.query;
+        const bucketSeconds = q.bucket_seconds ?? 3600;
+        const buckets = await usageBuckets(ctx.db, filterOf(q), bucketSeconds * 1000, q.by === 'channel' ? 'channel_id' : 'model');
+        return ok({ bucket_seconds: bucketSeconds, by: q.by ?? 'model', buckets });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,34 @@
+import { countTokens } from 'gpt-tokenizer';
+import { contentText, type ChatBody } from './wire/types.js';
+
+/**
+ * Token counts for calls whose upstream reported no usage, with OpenAI's o200k_base tokenizer
+ * (gpt-tokenizer) and OpenAI's chat framing: 3 tokens per message, 1 more for a name, 3 to prime the answer.
+ * Other families' tokenizers differ; the count is the reference's fallback, not their exact number.
+ */
+const PER_MESSAGE = 3;
+const PER_NAME = 1;
+const REPLY_PRIMING = 3;
+
+export function textTokens(text: string): number {
+  return text ? countTokens(text) : 0;
+}
+
+export function promptTokens(body: ChatBody): number {
+  let n = REPLY_PRIMING;
+  for (const m of body.messages) {
+    n += PER_MESSAGE + textTokens(contentText(m.content ?? ''));
+    if (m.name) n += PER_NAME + textTokens(m.name);
+    if (m.tool_calls) n += textTokens(JSON.stringify(m.tool_calls));
+  }
+  if (Array.isArray(body.tools) && body.tools.length) n += textTokens(JSON.stringify(body.tools));
+  return n;
+}
+
+/** Prompt tokens of an embeddings input (strings, or token arrays counted by length). */
+export function inputTokens(input: unknown): number {
+  if (typeof input === 'string') return textTokens(input);
+  if (!Array.isArray(input)) return 0;
+  if (input.every((x) => typeof x === 'number')) return input.length;
+  return input.reduce((n: number, x) => n + inputTokens(x), 0);
+}

@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import { chatUsage, contentText, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from './types.js';
+
+/**
+ * The OpenAI Responses API as a caller format: a `POST /v1/responses` body becomes a chat request, a chat
+ * completion becomes a `response` object. The stream encoder is in responses-stream.ts, re-exported here
+ * (the two modules import each other, which is safe: neither uses the other's exports while loading).
+ */
+export { responsesStream, type ResponsesStreamEncoder } from './responses-stream.js';
+
+/** A Responses request the relay cannot serve through chat; the relay answers it as a 400 invalid_request_error. */
+export class RelayInputError extends Error {
+  constructor(
+    message: string,
+    /** The request field at fault. */
+    readonly param: string,
+  ) {
+    super(message);
+    this.name = 'RelayInputError';
+  }
+}
+
+export type IdPrefix = 'resp' | 'msg' | 'rs' | 'fc' | 'call';
+/** Makes the ids of responses and output items; tests pass a predictable one. */
+export type IdSource = (prefix: IdPrefix) => string;
+export const randomIds: IdSource = (prefix) => `${prefix}_${randomBytes(24).toString('hex')}`;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
+const stringOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+// ---- request: Responses → chat ----
+
+/** These need state that OpenAI keeps server-side (earlier responses, conversations, stored prompts, background runs). */
+const STATEFUL_FIELDS = ['previous_response_id', 'conversation', 'prompt'] as const;
+/** Passed to chat unchanged. `metadata` is left out: OpenAI's chat API refuses it unless `store` is true. */
+const SAME_NAMED_FIELDS = ['temperature', 'top_p', 'user', 'seed'] as const;
+const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
+
+export function responsesToChat(body: Json): ChatBody {
+  if (typeof body.model !== 'string' || !body.model) throw new RelayInputError('model is required', 'model');
+  for (const field of STATEFUL_FIELDS) {
+    if (body[field] != null) throw new RelayInputError(`${field} is not supported: this gateway keeps no stored responses`, field);
+  }
+  if (body.background === true) throw new RelayInputError('background responses are not supported', 'background');
+
+  const messages: ChatMessage[] = [];
+  if (typeof body.instructions === 'string' && body.instructions) messages.push({ role: 'system', content: body.instructions });
+  messages.push(...inputMessages(body.input));
+  const chat: ChatBody = { model: body.model, messages };
+
+  const tools = Array.isArray(body.tools) ? body.tools.map(chatTool) : [];
+  if (tools.length) {
+    chat.tools = tools;
+    // OpenAI's chat API refuses parallel_tool_calls in a request without tools.
+    if (typeof body.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = body.parallel_tool_calls;
+  }
+  if (body.tool_choice != null) chat.tool_choice = chatToolChoice(body.tool_choice);
+  if (typeof body.max_output_tokens === 'number') chat.max_completion_tokens = body.max_output_tokens;
+  for (const field of SAME_NAMED_FIELDS) if (body[field] != null) chat[field] = body[field];
+
+  const text = objectOf(body.text);
+  const responseFormat = chatResponseFormat(text.format);
+  if (responseFormat) chat.response_format = responseFormat;
+  if (typeof text.verbosity === 'string') chat.verbosity = text.verbosity;
+  const effort = objectOf(body.reasoning).effort;
+  if (typeof effort === 'string') chat.reasoning_effort = effort;
+
+  if (typeof body.stream === 'boolean') chat.stream = body.stream;
+  if (body.stream === true) chat.stream_options = { include_usage: true };
+  return chat;
+}
+
+function inputMessages(input: unknown): ChatMessage[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) throw new RelayInputError('input must be a string or a list of items', 'input');
+  const messages: ChatMessage[] = [];
+  for (const raw of input) {
+    const item = objectOf(raw);
+    const type = item.type ?? 'message';
+    if (type === 'message') messages.push(inputMessage(item));
+    else if (type === 'function_call') addToolCall(messages, item);
+    else if (type === 'function_call_output') messages.push({ role: 'tool', tool_call_id: stringOf(item.call_id), content: toolOutput(item.output) });
+    else if (type === 'reasoning') continue; // a chat upstream cannot take earlier reasoning back
+    else throw new RelayInputError(`input items of type "${String(type)}" are not supported`, 'input');
+  }
+  return messages;
+}
+
+function inputMessage(item: Json): ChatMessage {
+  const role = item.role;
+  if (typeof role !== 'string' || !MESSAGE_ROLES.has(role)) throw new RelayInputError(`message role "${String(role)}" is not supported`, 'input');
+  if (typeof item.content === 'string') return { role: role as ChatMessage['role'], content: item.content };
+  if (!Array.isArray(item.content)) throw new RelayInputError('message content must be a string or a list of parts', 'input');
+  return { role: role as ChatMessage['role'], content: item.content.map(chatPart) };
+}
+
+function chatPart(raw: unknown): Json {
+  const part = objectOf(raw);
+  if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: stringOf(part.text) };
+  if (part.type === 'input_image') {
+    if (typeof part.image_url !== 'string' || !part.image_url) throw new RelayInputError('input_image by file_id is not supported: send image_url', 'input');
+    const image: Json = { url: part.image_url };
+    if (typeof part.detail === 'string') image.detail = part.detail;
+    return { type: 'image_url', image_url: image };
+  }
+  throw new RelayInputError(`content parts of type "${String(part.type)}" are not supported`, 'input');
+}
+
+/** A turn's calls, and the text the model said before them, make one assistant message in chat. */
+function addToolCall(messages: ChatMessage[], item: Json): void {
+  const call: ToolCall = { id: stringOf(item.call_id), type: 'function', function: { name: stringOf(item.name), arguments: stringOf(item.arguments) } };
+  const previous = messages.at(-1);
+  if (previous?.role === 'assistant') previous.tool_calls = [...(previous.tool_calls ?? []), call];
+  else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+function toolOutput(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) return contentText(output.filter(isObject));
+  return JSON.stringify(output ?? '');
+}
+
+function chatTool(raw: unknown): Json {
+  const tool = objectOf(raw);
+  if (tool.type !== 'function') throw new RelayInputError(`tools of type "${String(tool.type)}" are not supported: only function tools are`, 'tools');
+  const fn: Json = { name: stringOf(tool.name) };
+  for (const key of ['description', 'parameters', 'strict'] as const) if (tool[key] != null) fn[key] = tool[key];
+  return { type: 'function', function: fn };
+}
+
+function chatToolChoice(choice: unknown): unknown {
+  if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
+  const c = objectOf(choice);
+  if (c.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
+  throw new RelayInputError(`tool_choice ${JSON.stringify(choice)} is not supported`, 'tool_choice');
+}
+
+function chatResponseFormat(format: unknown): Json | null {
+  const f = objectOf(format);
+  if (f.type === 'json_object') return { type: 'json_object' };
+  if (f.type !== 'json_schema') return null; // plain text
+  const schema: Json = { name: stringOf(f.name) };
+  for (const key of ['description', 'schema', 'strict'] as const) if (f[key] != null) schema[key] = f[key];
+  return { type: 'json_schema', json_schema: schema };
+}
+
+// ---- answer: chat → Responses ----
+
+export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export const outputText = (text: string): Json => ({ type: 'output_text', text, annotations: [] });
+
+export function messageItem(id: string, status: ItemStatus, text: string): Json {
+  return { type: 'message', id, status, role: 'assistant', content: text ? [outputText(text)] : [] };
+}
+
+export function reasoningItem(id: string, summary: string): Json {
+  return { type: 'reasoning', id, summary: summary ? [{ type: 'summary_text', text: summary }] : [] };
+}
+
+export function functionCallItem(id: string, status: ItemStatus, callId: string, name: string, args: string): Json {
+  return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
+}
+
+/** The `incomplete_details.reason` a chat finish reason stands for, or null when the answer is complete. */
+export function incompleteReason(finish: FinishReason | undefined): string | null {
+  if (finish === 'length') return 'max_output_tokens';
+  if (finish === 'content_filter') return 'content_filter';
+  return null;
+}
+
+/** `resp_` and the upstream's id without its chat prefix, so the same answer keeps a recognisable id. */
+export function responseId(completionId: unknown, ids: IdSource): string {
+  return typeof completionId === 'string' && completionId ? `resp_${completionId.replace(/^chatcmpl-/, '')}` : ids('resp');
+}
+
+export function responsesUsageOf(u: ChatUsage): Json {
+  return {
+    input_tokens: u.prompt_tokens,
+    input_tokens_details: { cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0 },
+    output_tokens: u.completion_tokens,
+    output_tokens_details: { reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.prompt_tokens + u.completion_tokens,
+  };
+}
+
+export interface ResponseState {
+  id: string;
+  createdAt: number;
+  model: string;
+  status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  output: Json[];
+  usage: ChatUsage | null;
+  incompleteReason?: string | null;
+  error?: { code: string; message: string } | null;
+}
+
+/** A `response` object: the output, and the request's settings echoed with OpenAI's defaults. */
+export function responseObject(request: Json, s: ResponseState): Json {
+  const reasoning = objectOf(request.reasoning);
+  return {
+    id: s.id,
+    object: 'response',
+    created_at: s.createdAt,
+    status: s.status,
+    error: s.error ?? null,
+    incomplete_details: s.incompleteReason ? { reason: s.incompleteReason } : null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    model: s.model,
+    output: s.output,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null },
+    store: request.store ?? true,
+    temperature: request.temperature ?? 1,
+    text: { format: { type: 'text' }, ...objectOf(request.text) },
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? 1,
+    truncation: request.truncation ?? 'disabled',
+    usage: s.usage ? responsesUsageOf(s.usage) : null,
+    user: request.user ?? null,
+    metadata: request.metadata ?? {},
+  };
+}
+
+export function chatToResponse(c: ChatCompletion, request: Json, ids: IdSource = randomIds): Json {
+  const choice = c.choices?.[0];
+  const message = choice?.message;
+  const reason = incompleteReason(choice?.finish_reason);
+  const itemStatus: ItemStatus = reason ? 'incomplete' : 'completed';
+  const output: Json[] = [];
+  const reasoning = stringOf(message?.reasoning_content);
+  if (reasoning) output.push(reasoningItem(ids('rs'), reasoning));
+  const text = contentText(message?.content);
+  if (text) output.push(messageItem(ids('msg'), itemStatus, text));
+  for (const call of message?.tool_calls ?? []) {
+    output.push(functionCallItem(ids('fc'), itemStatus, call.id || ids('call'), call.function?.name ?? '', call.function?.arguments ?? ''));
+  }
+  return responseObject(request, {
+    id: responseId(c.id, ids),
+    createdAt: typeof c.created === 'number' ? c.created : unixNow(),
+    model: c.model,
+    status: reason ? 'incomplete' : 'completed',
+    output,
+    usage: c.usage ?? null,
+    incompleteReason: reason,
+  });
+}
+
+// ---- usage of native Responses answers (pass-through to OpenAI channels) ----
+
+export function responsesUsage(response: unknown): ChatUsage | null {
+  const usage = objectOf(objectOf(response).usage);
+  if (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number') return null;
+  const cached = count(objectOf(usage.input_tokens_details).cached_tokens);
+  const reasoning = count(objectOf(usage.output_tokens_details).reasoning_tokens);
+  return chatUsage(count(usage.input_tokens), count(usage.output_tokens), cached, reasoning);
+}
+
+/** The usage in a stream event's data; only the final events (completed, incomplete) carry it. */
+export function responsesStreamUsage(eventData: unknown): ChatUsage | null {
+  const data = objectOf(eventData);
+  if (data.type !== 'response.completed' && data.type !== 'response.incomplete') return null;
+  return responsesUsage(data.response);
+}

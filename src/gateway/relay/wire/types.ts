@@ -1,0 +1,139 @@
+import type { UpstreamTarget } from '../../upstream/target.js';
+
+/**
+ * The relay's pivot format is OpenAI Chat Completions: every caller format is turned into a chat request,
+ * every upstream family turns a chat request into its own wire format and its answers (whole or streamed)
+ * back into chat completions and chat chunks. Bodies are plain JSON objects: fields the relay does not
+ * know are passed through where the upstream speaks the same format.
+ */
+export type Json = Record<string, unknown>;
+
+/** An OpenAI Chat Completions request body (`model`, `messages`, `stream`, `tools`, …). */
+export type ChatBody = Json & { model: string; messages: ChatMessage[]; stream?: boolean };
+
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  /** Text, or OpenAI content parts ({type: 'text', text} | {type: 'image_url', image_url: {url}}). */
+  content?: string | Json[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  [k: string]: unknown;
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** OpenAI usage; the two detail objects only when the upstream reported them. */
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | null;
+
+/** A whole `chat.completion` object. */
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: ChatMessage & { role: 'assistant' }; finish_reason: FinishReason }[];
+  usage?: ChatUsage;
+  [k: string]: unknown;
+}
+
+/** One `chat.completion.chunk`; the last one may carry `usage` with an empty `choices`. */
+export interface ChatChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: { role?: 'assistant'; content?: string | null; reasoning_content?: string; tool_calls?: (Omit<Partial<ToolCall>, 'function'> & { index: number; function?: { name?: string; arguments?: string } })[] };
+    finish_reason: FinishReason;
+  }[];
+  usage?: ChatUsage | null;
+  [k: string]: unknown;
+}
+
+/** An OpenAI embeddings request: `input` is a string or a list of strings (token arrays pass only to OpenAI). */
+export type EmbeddingsBody = Json & { model: string; input: string | string[] | number[] | number[][] };
+
+export interface EmbeddingsResult {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+/** The HTTP request a family builds; the relay adds the target's proxy and header overrides. */
+export interface UpstreamCall {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * An upstream answer that is an error although its HTTP status said success (an `error` object in a 200
+ * body or in a stream event). The relay treats it like a 5xx: retried before any output was sent.
+ */
+export class UpstreamPayloadError extends Error {
+  constructor(
+    message: string,
+    readonly upstreamCode: string | null = null,
+    /** An HTTP-like status the payload names (Anthropic `overloaded_error` → 529, Gemini `code`), else 502. */
+    readonly status = 502,
+  ) {
+    super(message);
+    this.name = 'UpstreamPayloadError';
+  }
+}
+
+/** Reads an upstream stream line by line (SSE `event:`/`data:` lines and blank lines, or NDJSON) into chat chunks. */
+export interface StreamDecoder {
+  /** Chunks produced by one line (often none: `event:` lines, keep-alives, blank lines). Throws UpstreamPayloadError on an error event. */
+  line(line: string): ChatChunk[];
+  /** Chunks still held when the stream ended (a final usage chunk, say). */
+  end(): ChatChunk[];
+}
+
+/**
+ * One upstream wire family on the data plane. `model` arguments are the name sent upstream (after the
+ * channel's model mapping); chunks and completions carry that model name.
+ */
+export interface Dialect {
+  family: 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama';
+  chat(t: UpstreamTarget, body: ChatBody, stream: boolean): UpstreamCall;
+  /** The non-streamed answer as a chat completion; throws UpstreamPayloadError when the body is an error. */
+  chatResult(json: unknown, model: string): ChatCompletion;
+  chatStream(model: string): StreamDecoder;
+  /** Families without an embeddings API leave these out (the relay answers 400 for them). */
+  embeddings?(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall;
+  embeddingsResult?(json: unknown, model: string): EmbeddingsResult;
+}
+
+/** Seconds since the epoch, as `created` fields use. */
+export const unixNow = () => Math.floor(Date.now() / 1000);
+
+/** Text of a message's content (string, or the text parts of a list). */
+export function contentText(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p) => (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text' ? String(p.text ?? '') : '')).join('');
+}
+
+/** A usage object with total filled in and the detail objects only when non-zero. */
+export function chatUsage(prompt: number, completion: number, cached = 0, reasoning = 0): ChatUsage {
+  const u: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (cached > 0) u.prompt_tokens_details = { cached_tokens: cached };
+  if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
+  return u;
+}
