@@ -71,20 +71,22 @@ export class RelayEngine implements RelayPort {
       const leg: Leg = { channel, keyIndex, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[plan.model] ?? plan.model, startedAt: performance.now() };
       try {
         const answer = await this.attempt(plan, leg, price, attempts, startedAt);
-        if (!sticky || sticky.channel_id !== channelId) await this.d.affinity.recordChosen(affinityRequest, channelId, !!sticky);
+        const served = answer.kind === 'json' ? Promise.resolve(answer.summary) : answer.summary;
+        void served.then((s) => this.remember(affinityRequest, sticky?.channel_id ?? null, s));
         return answer;
       } catch (e) {
-        if (e instanceof AppError) throw e; // a refusal of the call itself (not servable by this family, …)
         const failure = asFailure(e, target);
         attempts.push({ channel_id: channelId, key_index: keyIndex, status: failure.status, error_code: failure.code, ms: Math.round(performance.now() - leg.startedAt) });
         last = { failure, leg };
+        if (call.signal?.aborted) break;
         await this.applyRules(leg, failure);
-        if (!failure.retryable || call.signal?.aborted) break;
+        if (!failure.retryable) break;
       }
     }
     if (!last) throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
-    const status = mappedStatus(last.leg, last.failure);
-    const summary = this.summary(plan, last.leg, status, last.failure.code, zeroUsage(), price, null, attempts, startedAt);
+    const gone = call.signal?.aborted === true;
+    const status = gone ? 499 : mappedStatus(last.leg, last.failure);
+    const summary = this.summary(plan, last.leg, status, gone ? 'client_closed' : last.failure.code, zeroUsage(), price, null, attempts, startedAt);
     this.d.log.record(summary, { caller: call.caller, format: call.format, stream: plan.stream });
     throw new AppError(last.failure.code, { params: { status: last.failure.status, detail: last.failure.detail }, data: { status, summary } });
   }
@@ -174,6 +176,17 @@ export class RelayEngine implements RelayPort {
     return { body: native ? text : JSON.stringify(completion), usage };
   }
 
+  /** After a served call: the affinity entry (when the rules keep one) and its usage counters (G60). */
+  private async remember(r: RelayRequest, sticky: number | null, s: RelaySummary) {
+    if (s.error_code !== null || s.channel_id === null) return;
+    try {
+      if (sticky !== s.channel_id) await this.d.affinity.recordChosen(r, s.channel_id, sticky !== null);
+      await this.d.affinity.recordUsage(r, { prompt_tokens: s.usage.prompt_tokens, completion_tokens: s.usage.completion_tokens, total_tokens: s.usage.total_tokens, cached_tokens: s.usage.cached_tokens });
+    } catch (e) {
+      this.d.ctx.log.warn({ err: { message: (e as Error).message } }, 'relay: affinity not recorded');
+    }
+  }
+
   /** A failure feeds the automatic rules: a channel (or key) whose failure says its credential is bad is disabled. */
   private async applyRules(leg: Leg, f: AttemptFailure) {
     if (leg.channel.row.auto_ban !== 1) return;
@@ -239,7 +252,7 @@ function responseText(json: unknown): string {
 
 /** The channel's status_code_mapping applied to what the caller is told ({"404": "500"}). */
 function mappedStatus(leg: Leg | null, f: AttemptFailure): number {
-  const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : 502);
+  const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : f.code === 'relay_invalid_request' ? 400 : 502);
   const status = upstream >= 400 ? upstream : 502;
   const mapped = leg ? jsonObject(leg.channel.row.status_code_mapping)[String(status)] : undefined;
   const n = Number(mapped);

@@ -2,6 +2,7 @@ import type { RelayCall } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamTarget } from '../upstream/target.js';
+import { AttemptFailure } from './attempt.js';
 import { chatEncoder, nativeResponsesReader, pivotReader, responsesEncoder, type StreamReader } from './readers.js';
 import { inputTokens, promptTokens } from './tokens.js';
 import { responsesCall } from './wire/openai.js';
@@ -56,7 +57,8 @@ export class Plan {
   request(d: Dialect, t: UpstreamTarget, upstreamModel: string, paramOverride: string | null): UpstreamCall {
     let call: UpstreamCall;
     if (this.call.format === 'embeddings') {
-      if (!d.embeddings) throw new AppError('relay_invalid_request', { params: { detail: `channel type ${t.type} serves no embeddings` } });
+      // Another channel of the model may serve them: a failure of this channel, not of the call.
+      if (!d.embeddings) throw new AttemptFailure('relay_invalid_request', 0, `channel type ${t.type} serves no embeddings`, true);
       call = d.embeddings(t, { ...this.call.body, model: upstreamModel } as EmbeddingsBody);
     } else if (this.call.format === 'responses' && this.native(d)) {
       call = responsesCall(t, d.family as 'openai' | 'azure', { ...this.call.body, model: upstreamModel });

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RelayFormat, RelaySummary } from '../../contract/relay.js';
@@ -39,17 +38,31 @@ async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyReque
   const raw = reply.raw;
   raw.writeHead(200, { 'content-type': answer.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': req.id });
   const pieces = answer.pieces[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      if (gone.signal.aborted) break;
-      const next = await pieces.next();
-      if (next.done) break;
-      if (!raw.write(next.value)) await Promise.race([once(raw, 'drain'), once(gone.signal, 'abort')]);
+  for (;;) {
+    // Pulled before the check: a started generator's return() runs its clean-up (a fresh one's would not).
+    const next = await pieces.next();
+    if (next.done) break;
+    if (gone.signal.aborted) {
+      await pieces.return?.(undefined);
+      return;
     }
-  } finally {
-    if (gone.signal.aborted) await pieces.return?.(undefined);
+    if (!raw.write(next.value)) await drained(raw, gone.signal);
   }
   if (!gone.signal.aborted) raw.end(`: relay-summary ${JSON.stringify(await answer.summary)}\n\n`);
+}
+
+/** Resolves when the socket can take more, or the caller went away. */
+function drained(raw: NodeJS.WritableStream, gone: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (gone.aborted) return resolve();
+    const done = () => {
+      raw.off('drain', done);
+      gone.removeEventListener('abort', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    gone.addEventListener('abort', done);
+  });
 }
 
 const MS = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000 });
