@@ -82,13 +82,25 @@ function filterOf(q: { model?: string; channel_id?: number; status?: string; cal
   return { model: q.model || undefined, channel_id: q.channel_id, status: q.status, caller: q.caller || undefined, from: q.start_time, to: q.end_time };
 }
 
+const MODEL = Type.String({ minLength: 1, maxLength: 255 });
+const STREAM = Type.Optional(Type.Boolean());
+/** The fields the relay reads; every other field of the OpenAI bodies passes through to the upstream. */
+const BODIES = {
+  chat: Type.Object({ model: MODEL, messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), { minItems: 1 }), stream: STREAM }, { additionalProperties: true }),
+  responses: Type.Object({ model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))]), stream: STREAM }, { additionalProperties: true }),
+  embeddings: Type.Object(
+    { model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.String()), Type.Array(Type.Integer()), Type.Array(Type.Array(Type.Integer()))]) },
+    { additionalProperties: true },
+  ),
+};
+
 /** The relay's internal API (GR01–GR03, workload token) and its log for staff (GS04, GS05). */
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): OperationImpl<any>[] {
   const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
   return [
-    implement('GR01', { bodyLimit, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
-    implement('GR02', { bodyLimit, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
-    implement('GR03', { bodyLimit, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
+    implement('GR01', { bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
+    implement('GR02', { bodyLimit, schema: { body: BODIES.responses }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
+    implement('GR03', { bodyLimit, schema: { body: BODIES.embeddings }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
     implement('GS04', {
       schema: { querystring: logQuery },
       handler: async (req) => {
