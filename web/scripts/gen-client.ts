@@ -6,6 +6,7 @@ import { accountOperations } from '../../src/account/app.js';
 import { gatewayOperations } from '../../src/gateway/app.js';
 import { buildOpenApi } from '../../src/contract/openapi.js';
 import { CHANNEL_TYPES } from '../../src/gateway/channels/types.js';
+import { QUOTA_PER_USD } from '../../src/gateway/relay/pricing.js';
 
 type Schema = Record<string, any>;
 
@@ -62,5 +63,5 @@ function render(title: string, doc: ReturnType<typeof buildOpenApi>, extra = '')
 const out = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/generated');
 fs.mkdirSync(out, { recursive: true });
 fs.writeFileSync(path.join(out, 'account-api.ts'), render('account', buildOpenApi('Account API', accountOperations())));
-fs.writeFileSync(path.join(out, 'gateway-api.ts'), render('gateway', buildOpenApi('Gateway API', gatewayOperations()), `/** Channel types (id → name, default base URL). */\nexport const channelTypes: Record<number, { name: string; baseUrl: string }> = ${JSON.stringify(CHANNEL_TYPES)};\n`));
+fs.writeFileSync(path.join(out, 'gateway-api.ts'), render('gateway', buildOpenApi('Gateway API', gatewayOperations()), `/** Channel types (id → name, default base URL). */\nexport const channelTypes: Record<number, { name: string; baseUrl: string }> = ${JSON.stringify(CHANNEL_TYPES)};\n/** Quota units per US dollar (relay usage reports quota; the log also carries the cost in USD). */\nexport const QUOTA_PER_USD = ${QUOTA_PER_USD};\n`));
 console.log(`wrote ${out}/account-api.ts and gateway-api.ts`);

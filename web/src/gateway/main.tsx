@@ -8,6 +8,7 @@ import { t } from './texts';
 import { ChannelsPage } from './channels/ChannelsPage';
 import { OperationsPage } from './Operations';
 import { DeploymentsPage } from './deployments/DeploymentsPage';
+import { RelayPage } from './relay/RelayPage';
 
 function SignIn() {
   const [token, setToken] = useState('');
@@ -44,6 +45,7 @@ function Tab({ to, label, path }: { to: string; label: string; path: string }) {
 function Page({ path }: { path: string }) {
   if (path === '/operations') return <OperationsPage />;
   if (path === '/deployments') return <DeploymentsPage />;
+  if (path === '/relay-log') return <RelayPage />;
   return <ChannelsPage />;
 }
 
@@ -70,6 +72,7 @@ function App() {
           <Tab to="/" label={t('channels')} path={path} />
           <Tab to="/operations" label={t('operations')} path={path} />
           <Tab to="/deployments" label={t('deployments')} path={path} />
+          <Tab to="/relay-log" label={t('rl_title')} path={path} />
         </nav>
       )}
       <main class={signedIn ? '' : 'narrow'}>{!signedIn ? <SignIn /> : <Page path={path} />}</main>

@@ -1,10 +1,12 @@
 import { translator } from '../shared/i18n';
 import { opsTexts } from './texts-ops';
 import { deployTexts } from './texts-deploy';
+import { relayTexts } from './texts-relay';
 
 export const t = translator({
   ...opsTexts,
   ...deployTexts,
+  ...relayTexts,
   title: { en: 'Gateway console', zh: '网关控制台' },
   sign_in: { en: 'Staff sign-in', zh: '员工登录' },
   token: { en: 'Staff token', zh: '员工令牌' },
