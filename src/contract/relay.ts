@@ -84,4 +84,9 @@ export interface RelayPort {
    * catalog's relay_* codes, with `options.data` = {status, summary} (the status to answer with).
    */
   relay(call: RelayCall): Promise<RelayAnswer>;
+  /**
+   * The logged summary of a call this caller made, by its request id; null when there is none (never
+   * relayed, or not yet written: the log is written within a second of the call's end).
+   */
+  summaryOf(requestId: string, caller: Pick<RelayCaller, 'issuer' | 'subject'>): Promise<RelaySummary | null>;
 }

@@ -75,6 +75,22 @@ describe('relay internal API: workload tokens only, on loopback only (GR01–GR0
     assert.equal(up.seen.length, 1, 'no refused call reached the upstream');
   });
 
+  test('GR04: a caller reads the summary of its own call by request id, and no one else\'s', async () => {
+    const token = await relayToken({ subject: 'owner-7' });
+    const served = await fetch(`${s.url}/relay/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': 'run-0001' }, body: JSON.stringify(body) });
+    assert.equal(served.status, 200);
+    const read = async (subject: string) => fetch(`${s.url}/relay/v1/calls/run-0001`, { headers: { authorization: `Bearer ${await relayToken({ subject })}` } });
+    const own = await read('owner-7');
+    assert.equal(own.status, 200);
+    const summary = await own.json();
+    assert.equal(summary.request_id, 'run-0001');
+    assert.equal(summary.usage.total_tokens, 2);
+    assert.equal(summary.quota, 2);
+    const other = await read('owner-8');
+    assert.equal(other.status, 404);
+    assert.equal((await other.json()).error.code, 'relay_call_not_found');
+  });
+
   test('EdDSA tokens verify against the configured public key; HS256 ones are then refused', async () => {
     const token = await signWorkloadToken({ alg: 'EdDSA', key: privateKey }, { issuer: 'edge', subject: 'acme', audience: 'gateway-relay' });
     assert.equal((await relay(eddsa.url, '/chat/completions', body, { token })).status, 200);

@@ -15,6 +15,7 @@ export const relayErrors = {
     en: "The relay's internal API is off: set GATEWAY_RELAY_TOKEN_SECRET or GATEWAY_RELAY_TOKEN_PUBLIC_KEY",
     zh: '中继内部接口未开启：请设置 GATEWAY_RELAY_TOKEN_SECRET 或 GATEWAY_RELAY_TOKEN_PUBLIC_KEY',
   },
+  relay_call_not_found: { status: 404, type: 'invalid_request_error', en: 'No relayed call with this request id was made by this caller', zh: '该调用方没有此请求 ID 的中继调用' },
   relay_invalid_request: { status: 400, type: 'invalid_request_error', en: 'Invalid request: {detail}', zh: '请求无效：{detail}' },
   relay_no_channel: { status: 503, type: 'server_error', en: 'No available channel for model {model} in group {group}', zh: '分组 {group} 下模型 {model} 无可用渠道' },
   relay_model_unpriced: {

@@ -8,7 +8,8 @@ import { setAutoStatus } from '../channels/auto-status.js';
 import { shouldDisable, type AutoRules } from '../channel-tests/rules.js';
 import type { GatewayContext } from '../context.js';
 import { asFailure, AttemptFailure, openStream, sendJson, type Limits } from './attempt.js';
-import type { RelayLogWriter } from './log-writer.js';
+import { logRowOf } from './log-store.js';
+import { callerName, summaryFromRow, type RelayLogWriter } from './log-writer.js';
 import { Plan } from './plan.js';
 import { costOf, type Price, type Pricing } from './pricing.js';
 import type { Routing, OpenChannel } from './routing.js';
@@ -133,8 +134,10 @@ export class RelayEngine implements RelayPort {
           finish(502, 'relay_stream_interrupted');
           yield reader.fail('the upstream stream ended before its last event', 'relay_stream_interrupted');
         } else {
+          // end() first: some decoders (Gemini) give the usage only when the stream ends.
+          const tail = reader.end();
           finish(200, null);
-          yield reader.end();
+          yield tail;
         }
       } catch (e) {
         if (ended) throw e;
@@ -163,6 +166,10 @@ export class RelayEngine implements RelayPort {
       const result = leg.dialect.embeddingsResult!(json, leg.upstreamModel);
       const prompt = result.usage?.prompt_tokens;
       const usage: RelayUsage = prompt ? { ...zeroUsage(), prompt_tokens: prompt, total_tokens: prompt } : { ...zeroUsage(), prompt_tokens: plan.countPrompt(), total_tokens: plan.countPrompt(), counted: true };
+      // OpenAI answers base64 (float32, little-endian) when asked, and its SDKs ask by default.
+      if (!native && call.body.encoding_format === 'base64') {
+        for (const d of result.data) if (Array.isArray(d.embedding)) d.embedding = float32Base64(d.embedding);
+      }
       return { body: native ? text : JSON.stringify(result), usage };
     }
     if (call.format === 'responses' && native) {
@@ -174,6 +181,12 @@ export class RelayEngine implements RelayPort {
     const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
     if (call.format === 'responses') return { body: JSON.stringify(chatToResponse(completion, call.body)), usage };
     return { body: native ? text : JSON.stringify(completion), usage };
+  }
+
+  async summaryOf(requestId: string, caller: Pick<RelayCall['caller'], 'issuer' | 'subject'>): Promise<RelaySummary | null> {
+    await this.d.log.flush();
+    const row = await logRowOf(this.d.ctx.db, requestId, callerName(caller));
+    return row ? summaryFromRow(row) : null;
   }
 
   /** After a served call: the affinity entry (when the rules keep one) and its usage counters (G60). */
@@ -239,6 +252,13 @@ function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): Relay
   const prompt = plan.countPrompt();
   const completion = textTokens(completionText);
   return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true };
+}
+
+/** An embedding as OpenAI's base64 form: float32 little-endian bytes. */
+function float32Base64(values: number[]): string {
+  const bytes = Buffer.alloc(values.length * 4);
+  values.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+  return bytes.toString('base64');
 }
 
 function completionText(c: ChatCompletion): string {

@@ -80,3 +80,8 @@ export async function usageBuckets(db: Db, f: LogFilter, bucketMs: number, by: '
     avg_ms: Number(r.calls) ? Math.round(Number(r.total_ms) / Number(r.calls)) : 0,
   }));
 }
+
+/** The newest row of one request id made by one caller. */
+export async function logRowOf(db: Db, requestId: string, caller: string) {
+  return db.selectFrom('relay_log').selectAll().where('request_id', '=', requestId).where('caller', '=', caller).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}

@@ -1,8 +1,39 @@
 import type { Logger } from 'pino';
 import type { RelayCaller, RelayFormat, RelaySummary } from '../../contract/relay.js';
 import type { Database } from '../../kit/db/index.js';
-import type { GatewayDB } from '../db.js';
+import type { GatewayDB, RelayLogTable } from '../db.js';
 import { insertLogRows, pruneLog, type RelayLogRow } from './log-store.js';
+
+/** How a caller is named in the log: `iss:sub`. */
+export function callerName(c: Pick<RelayCaller, 'issuer' | 'subject'>): string {
+  return `${c.issuer}:${c.subject}`.slice(0, 192);
+}
+
+/** A logged call as the summary the caller got. */
+export function summaryFromRow(r: Omit<RelayLogTable, 'id'>): RelaySummary {
+  return {
+    request_id: r.request_id,
+    model: r.model,
+    upstream_model: r.upstream_model,
+    channel_id: r.channel_id === null ? null : Number(r.channel_id),
+    key_index: r.key_index,
+    status: Number(r.status),
+    error_code: r.error_code,
+    usage: {
+      prompt_tokens: Number(r.prompt_tokens),
+      completion_tokens: Number(r.completion_tokens),
+      cached_tokens: Number(r.cached_tokens),
+      reasoning_tokens: Number(r.reasoning_tokens),
+      total_tokens: Number(r.prompt_tokens) + Number(r.completion_tokens),
+      counted: false,
+    },
+    quota: Number(r.quota),
+    cost_usd: Number(r.cost),
+    first_byte_ms: r.first_byte_ms === null ? null : Number(r.first_byte_ms),
+    total_ms: Number(r.total_ms),
+    attempts: JSON.parse(r.attempts),
+  };
+}
 
 const FLUSH_MS = 500;
 const FLUSH_ROWS = 500;
@@ -38,7 +69,7 @@ export class RelayLogWriter {
     this.rows.push({
       created_at: Date.now() - s.total_ms,
       request_id: s.request_id.slice(0, 64),
-      caller: `${call.caller.issuer}:${call.caller.subject}`.slice(0, 192),
+      caller: callerName(call.caller),
       caller_group: call.caller.group.slice(0, 64),
       format: call.format,
       stream: call.stream ? 1 : 0,

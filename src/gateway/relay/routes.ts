@@ -101,6 +101,14 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
     implement('GR01', { bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
     implement('GR02', { bodyLimit, schema: { body: BODIES.responses }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
     implement('GR03', { bodyLimit, schema: { body: BODIES.embeddings }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
+    implement('GR04', {
+      schema: { params: Type.Object({ request_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }) }) },
+      handler: async (req) => {
+        const summary = await engine.summaryOf(req.params.request_id, req.relayCaller!);
+        if (!summary) throw new AppError('relay_call_not_found');
+        return summary;
+      },
+    }),
     implement('GS04', {
       schema: { querystring: logQuery },
       handler: async (req) => {
