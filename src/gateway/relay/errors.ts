@@ -7,7 +7,8 @@ import { errorCatalog } from '../../contract/errors/index.js';
  * the gateway keeps the envelope (null).
  */
 export function renderRelayError(req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) {
-  if (!String((req.routeOptions?.config as { operationId?: string } | undefined)?.operationId ?? '').startsWith('GR')) return null;
+  // By path, not operation: answers given before routing (an unknown or malformed path) keep the shape too.
+  if (!req.url.startsWith('/relay/')) return null;
   const status = (e.data as { status?: unknown } | undefined)?.status;
   const finalStatus = typeof status === 'number' ? status : e.status;
   const type = errorCatalog[e.code]?.type ?? (finalStatus >= 500 ? 'server_error' : 'invalid_request_error');
