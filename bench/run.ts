@@ -3,9 +3,10 @@
  * loopback, printed as req/s, p50/p99 and the ratio to the baseline, then the better-auth peer
  * (bench/peer.ts), the issue 15 targets with their verdicts, cross-instance revocation on PostgreSQL + Redis
  * (bench/revocation.ts; skipped when they are not reachable), the gateway cases when bench/gateway.ts exists
- * (it exports `gatewayBench(): Promise<string[]>`), and G33 over 1,000 channels against a fake upstream
- * (bench/channel-tests.ts). `npx tsx bench/run.ts account peer` (or BENCH_ONLY=account,peer) runs only the
- * sections named. See docs/performance.md.
+ * (it exports `gatewayBench(): Promise<string[]>`), G33 over 1,000 channels against a fake upstream
+ * (bench/channel-tests.ts), and the relay against a bare proxy and Portkey (bench/relay.ts).
+ * `npx tsx bench/run.ts account peer` (or BENCH_ONLY=account,peer) runs only the sections named. See
+ * docs/performance.md.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,8 +20,9 @@ import { cpuRatio, docsTable, judge, rateRatio, verdictLines, type Verdict } fro
 import { FLOOR_TOKEN } from './users.js';
 import { channelTestBench } from './channel-tests.js';
 import { revocationBench } from './revocation.js';
+import { relayBench } from './relay.js';
 
-const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33'] as const;
+const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33', 'relay'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The sections to run: the command's arguments, else BENCH_ONLY (comma-separated), else all. */
@@ -128,6 +130,7 @@ async function main() {
   if (sections.has('revocation')) await part('revocation', 'BENCH_SKIP_REVOCATION', revocationBench);
   if (sections.has('gateway')) await part('gateway', undefined, gatewayLines);
   if (sections.has('g33')) await part('G33', 'BENCH_SKIP_CHANNEL_TESTS', channelTestBench);
+  if (sections.has('relay')) await part('relay', 'BENCH_SKIP_RELAY', relayBench);
 }
 
 /** Prints one further part of the run after a blank line (or that `skip`=1 skipped it); a part that throws fails the run. */

@@ -90,3 +90,7 @@ export interface RelayPort {
    */
   summaryOf(requestId: string, caller: Pick<RelayCaller, 'issuer' | 'subject'>): Promise<RelaySummary | null>;
 }
+
+/** Over HTTP: a whole answer's summary header (base64url JSON), and the SSE comment that ends a stream. */
+export const RELAY_SUMMARY_HEADER = 'x-relay-summary';
+export const RELAY_SUMMARY_COMMENT = ': relay-summary ';

@@ -97,6 +97,7 @@ describe('relay limits: deadlines, caps and back-pressure [sqlite]', () => {
     const held = flooded;
     await new Promise((r) => setTimeout(r, 500));
     gone.abort();
+    await reader.cancel().catch(() => {});
     // Socket buffers on three connections hold a few MB at most; a gateway that buffered would take all 256 MB.
     assert.ok(held < 24 * 1024 * 1024, `the upstream wrote ${Math.round(held / 1048576)} MB while the caller read nothing`);
     assert.ok(flooded - held < 1024 * 1024, 'the upstream stays held while the caller is paused');

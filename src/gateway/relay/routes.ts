@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RelayFormat, RelaySummary } from '../../contract/relay.js';
+import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
+import { clientGone, writePieces } from '../../kit/http/stream.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
@@ -25,44 +26,13 @@ export function encodeSummary(s: RelaySummary): string {
  * `: relay-summary {json}`, which SSE clients ignore. The caller going away aborts the upstream request.
  */
 async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply) {
-  if (!req.body || typeof req.body !== 'object' || Array.isArray(req.body)) throw new AppError('relay_invalid_request', { params: { detail: 'the body must be a JSON object' } });
-  const gone = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) gone.abort();
-  });
-  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, caller: req.relayCaller!, requestId: req.id, signal: gone.signal, headers: affinityHeaders(req) });
+  const gone = clientGone(reply);
+  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req) });
   if (answer.kind === 'json') {
-    return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header('x-relay-summary', encodeSummary(answer.summary)).send(answer.body);
+    return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header(RELAY_SUMMARY_HEADER, encodeSummary(answer.summary)).send(answer.body);
   }
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': answer.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-request-id': req.id });
-  const pieces = answer.pieces[Symbol.asyncIterator]();
-  for (;;) {
-    // Pulled before the check: a started generator's return() runs its clean-up (a fresh one's would not).
-    const next = await pieces.next();
-    if (next.done) break;
-    if (gone.signal.aborted) {
-      await pieces.return?.(undefined);
-      return;
-    }
-    if (!raw.write(next.value)) await drained(raw, gone.signal);
-  }
-  if (!gone.signal.aborted) raw.end(`: relay-summary ${JSON.stringify(await answer.summary)}\n\n`);
-}
-
-/** Resolves when the socket can take more, or the caller went away. */
-function drained(raw: NodeJS.WritableStream, gone: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (gone.aborted) return resolve();
-    const done = () => {
-      raw.off('drain', done);
-      gone.removeEventListener('abort', done);
-      resolve();
-    };
-    raw.on('drain', done);
-    gone.addEventListener('abort', done);
-  });
+  const complete = await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone);
+  if (complete) reply.raw.end(`${RELAY_SUMMARY_COMMENT}${JSON.stringify(await answer.summary)}\n\n`);
 }
 
 const MS = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000 });

@@ -183,11 +183,13 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
         async *lines() {
           let size = 0;
           let pending = '';
+          // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
+          const utf8 = new TextDecoder();
           try {
             for await (const chunk of res.body) {
               size += (chunk as Buffer).length;
               if (size > maxBytes) throw new UpstreamError('too_large', `stream exceeds ${maxBytes} bytes`);
-              pending += (chunk as Buffer).toString('utf8');
+              pending += utf8.decode(chunk as Buffer, { stream: true });
               let nl: number;
               while ((nl = pending.indexOf('\n')) >= 0) {
                 yield pending.slice(0, nl).replace(/\r$/, '');
@@ -195,6 +197,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
               }
               if (pending.length > MAX_LINE_BYTES) throw new UpstreamError('too_large', `a stream line exceeds ${MAX_LINE_BYTES} bytes`);
             }
+            pending += utf8.decode();
             if (pending) yield pending.replace(/\r$/, '');
           } catch (e) {
             res.body.destroy();

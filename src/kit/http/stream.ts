@@ -1,0 +1,46 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Writes a stream of text pieces as the answer, pulling the next piece only when the socket took the last
+ * one (a slow reader holds the producer back instead of filling memory). Stops when the client goes away
+ * (`gone` aborted), ending the producer with return() so its clean-up runs. Answers whether every piece was
+ * written; the caller ends the answer (and may write a last piece first).
+ */
+export async function writePieces(reply: FastifyReply, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string>, gone: AbortSignal): Promise<boolean> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': head.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...head.headers });
+  const it = pieces[Symbol.asyncIterator]();
+  for (;;) {
+    // Pulled before the check: a started generator's return() runs its clean-up (a fresh one's would not).
+    const next = await it.next();
+    if (next.done) return !gone.aborted;
+    if (gone.aborted) {
+      await it.return?.(undefined);
+      return false;
+    }
+    if (!raw.write(next.value)) await drained(raw, gone);
+  }
+}
+
+/** An AbortSignal that fires when the client closes the connection before the answer was finished. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
+function drained(raw: NodeJS.WritableStream, gone: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (gone.aborted) return resolve();
+    const done = () => {
+      raw.off('drain', done);
+      gone.removeEventListener('abort', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    gone.addEventListener('abort', done);
+  });
+}
