@@ -4,14 +4,23 @@ import { buildAccountApp } from './account/app.js';
 import { buildGatewayApp } from './gateway/app.js';
 import { buildEdgeApp } from './edge/app.js';
 import type { FastifyInstance } from 'fastify';
+import type { RelayPort } from './contract/relay.js';
 
 async function start(config: Config) {
   const runtime = createRuntime(config);
   const apps: FastifyInstance[] = [];
   const listeners = { account: config.account, gateway: config.gateway, edge: config.edge } as const;
-  const builders = { account: buildAccountApp, gateway: buildGatewayApp, edge: buildEdgeApp } as const;
-  for (const service of config.services) {
-    const { app } = await builders[service](config, runtime);
+  // The edge uses the gateway's relay in process when both run here (else over the gateway's internal API).
+  let relay: RelayPort | null = null;
+  for (const service of [...config.services].sort((a, b) => Number(a === 'edge') - Number(b === 'edge'))) {
+    let app: FastifyInstance;
+    if (service === 'gateway') {
+      const gateway = await buildGatewayApp(config, runtime);
+      relay = gateway.relay.engine;
+      app = gateway.app;
+    } else {
+      app = service === 'edge' ? (await buildEdgeApp(config, runtime, relay)).app : (await buildAccountApp(config, runtime)).app;
+    }
     if (service === 'edge') runtime.log.info({ admissionMode: config.edge.admissionMode }, `edge: PUBLIC_ADMISSION_MODE=${config.edge.admissionMode}`);
     const { host, port } = listeners[service];
     await app.listen({ host, port });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { loadMailOAuthConfig } from './mail-oauth.js';
 import { relayConfig } from './relay.js';
+import { edgeRunsConfig } from './edge-runs.js';
 import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
 
 /**
@@ -161,6 +162,7 @@ function edgeConfig(env: Env, dataDir: string) {
       leaseMs,
       batch: int(env, 'EDGE_DISPATCH_BATCH', 20, 1, 1000),
     },
+    runs: edgeRunsConfig(env),
     webhook: {
       timeoutMs: webhookTimeoutMs,
       maxAttempts: int(env, 'EDGE_WEBHOOK_MAX_ATTEMPTS', 8, 1, 100),

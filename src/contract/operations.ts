@@ -138,6 +138,11 @@ export const operations: OperationSpec[] = [
   { id: 'GS04', method: 'GET', path: '/api/relay/log', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Relay calls, newest first, with filters (model, channel, status, caller, time)' },
   { id: 'GS05', method: 'GET', path: '/api/relay/usage', deployable: 'gateway', auth: 'admin', permission: 'authz.ChannelRead', addition: true, summary: 'Relay calls, tokens, cost and errors per time bucket, by model or channel' },
   // SPEC "Archived design: machine-facing public API": served by the edge deployable, not an A/G row.
-  { id: 'E01', method: 'POST', path: '/v1/responses', deployable: 'edge', auth: 'developer', archived: true, summary: 'Admit a response request: reserve the wallet amount of the public model (202 reserved; no model runs)' },
+  { id: 'E01', method: 'POST', path: '/v1/responses', deployable: 'edge', auth: 'developer', archived: true, summary: 'Admit a response request (SPEC body publicModelId + input: 202 reserved, executed by a run worker), or answer an OpenAI Responses body (model + input) at once, streamed or not' },
+  { id: 'E02', method: 'GET', path: '/v1/responses/:requestId', deployable: 'edge', auth: 'developer', archived: true, addition: true, summary: 'An admitted run by its request id (status, output text, usage, cost, error), to its owner only' },
+  { id: 'E03', method: 'POST', path: '/v1/responses/:requestId/cancel', deployable: 'edge', auth: 'developer', archived: true, addition: true, summary: 'Cancel an admitted run that has not ended (its reservation is released)' },
+  { id: 'E04', method: 'POST', path: '/v1/chat/completions', deployable: 'edge', auth: 'developer', archived: true, addition: true, summary: 'OpenAI Chat Completions (streamed or not) through the gateway relay; reserved and settled in the owner\'s wallet' },
+  { id: 'E05', method: 'POST', path: '/v1/embeddings', deployable: 'edge', auth: 'developer', archived: true, addition: true, summary: 'OpenAI embeddings through the gateway relay; reserved and settled in the owner\'s wallet' },
+  { id: 'E06', method: 'GET', path: '/v1/models', deployable: 'edge', auth: 'developer', archived: true, addition: true, summary: 'The enabled public models (OpenAI model list)' },
   { id: 'GS01', method: 'POST', path: '/api/staff/verify', deployable: 'gateway', auth: 'admin', addition: true, summary: 'Staff step-up verification (TOTP): issue a single-use security proof' },
 ];

@@ -19,9 +19,16 @@ import { AdmissionService } from './admission/service.js';
 import { admissionRoutes } from './admission/routes.js';
 import { WebhookService } from './webhooks/service.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
+import type { RelayPort } from '../contract/relay.js';
+import { memoryInFlight, redisInFlight } from '../kit/ratelimit/inflight.js';
+import { relayFor } from './relay/port.js';
+import { SyncCalls } from './openai/service.js';
+import { openaiRoutes } from './openai/routes.js';
+import { runRoutes } from './runs/routes.js';
+import { RunWorker } from './runs/worker.js';
 
 /** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
-export async function createEdgeContext(config: Config, runtime: Runtime) {
+export async function createEdgeContext(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
   const database = await openDatabase<EdgeDB>(config.edge.databaseUrl);
   try {
     await migrate(database, 'edge', edgeMigrations(database.dialect));
@@ -42,7 +49,17 @@ export async function createEdgeContext(config: Config, runtime: Runtime) {
       maxBytes: 64 * 1024,
     }),
   };
-  const services = { keys: new KeyService(ctx), admission: new AdmissionService(ctx), webhooks: new WebhookService(ctx) };
+  const { relay, configured } = relayFor(config, inProcessRelay);
+  if (!configured && config.services.includes('edge')) ctx.log.warn('edge: no gateway relay (run the gateway in the same process, or set EDGE_RELAY_URL and EDGE_RELAY_TOKEN_KEY): calls answer 503');
+  const inFlight = runtime.redis ? redisInFlight(runtime.redis, `${config.redisKeyPrefix}edge:inflight:`) : memoryInFlight();
+  const services = {
+    keys: new KeyService(ctx),
+    admission: new AdmissionService(ctx),
+    webhooks: new WebhookService(ctx),
+    calls: new SyncCalls(ctx, relay, inFlight),
+    relay,
+    relayConfigured: configured,
+  };
   const close = async () => {
     await ctx.upstream.close();
     await ctx.database.close();
@@ -53,12 +70,12 @@ export async function createEdgeContext(config: Config, runtime: Runtime) {
 type Services = Awaited<ReturnType<typeof createEdgeContext>>['services'];
 
 function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
-  return [...admissionRoutes(ctx, services.admission)];
+  return [...admissionRoutes(ctx, services.admission, services.calls), ...runRoutes(ctx), ...openaiRoutes(ctx, services.calls)];
 }
 
 /** Builds the edge deployable (SPEC's archived machine-facing public API) on its own database. */
-export async function buildEdgeApp(config: Config, runtime: Runtime) {
-  const { ctx, services, close } = await createEdgeContext(config, runtime);
+export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
+  const { ctx, services, close } = await createEdgeContext(config, runtime, inProcessRelay);
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog, renderError: renderEdgeError });
   app.decorate('edge', ctx);
   let registered: ReturnType<typeof registerOperations>;
@@ -83,16 +100,19 @@ export async function buildEdgeApp(config: Config, runtime: Runtime) {
   });
   const dispatcher = config.edge.dispatcher.enabled ? new Dispatcher(ctx) : null;
   dispatcher?.start();
+  const worker = config.edge.runs.worker && services.relayConfigured ? new RunWorker(ctx, services.relay) : null;
+  worker?.start();
   app.addHook('onClose', async () => {
+    await worker?.stop();
     await dispatcher?.stop();
     await close();
   });
-  return { app, ctx, services, dispatcher };
+  return { app, ctx, services, dispatcher, worker };
 }
 
 /** The manifest view of the edge: E01 and the placeholder routes (no database needed). */
 export function edgeOperations() {
   const none = null as unknown as EdgeContext;
-  const fake = { keys: null, admission: null, webhooks: null } as never;
+  const fake = { keys: null, admission: null, webhooks: null, calls: null } as never;
   return [...operationsOf('edge', routesOf(none, fake)), ...placeholderOperations()];
 }

@@ -63,17 +63,22 @@ export function registerEdgeCommands(program: Command, boot: Boot) {
   model
     .command('set')
     .argument('<publicModelId>')
-    .requiredOption('--reserve <amount>', 'units one request reserves')
+    .requiredOption('--reserve <amount>', 'units one request reserves (1 unit = 1 gateway quota = $0.000002)')
+    .option('--gateway-model <name>', 'the model name the gateway relay serves it as (default: the same id)')
+    .option('--group <group>', 'the gateway channel group its calls are routed in', 'default')
+    .option('--overdraft <amount>', 'units a call may cost beyond its reservation, from the available balance', '0')
     .option('--disabled', 'refuse requests for it (400 model_disabled)')
-    .action(async (id: string, o: { reserve: string; disabled?: boolean }) => {
+    .action(async (id: string, o: { reserve: string; gatewayModel?: string; group: string; overdraft: string; disabled?: boolean }) => {
       if (!/^[A-Za-z0-9._:/-]{1,128}$/.test(id)) throw new Error('publicModelId must be 1 to 128 of A-Z a-z 0-9 . _ : / -');
-      const reserveAmount = amount('--reserve', o.reserve);
-      await withEdge(boot, (e) => setModel(e.ctx.db, id, reserveAmount, !o.disabled));
-      console.log(`model ${id}: reserve ${reserveAmount}, ${o.disabled ? 'disabled' : 'enabled'}`);
+      if (o.gatewayModel !== undefined && !/^\S{1,255}$/.test(o.gatewayModel)) throw new Error('--gateway-model must be 1 to 255 characters without spaces');
+      if (!/^[\w.-]{1,64}$/.test(o.group)) throw new Error('--group must be 1 to 64 of A-Z a-z 0-9 _ . -');
+      const settings = { reserveAmount: amount('--reserve', o.reserve), enabled: !o.disabled, gatewayModel: o.gatewayModel ?? null, group: o.group, overdraft: amount('--overdraft', o.overdraft) };
+      await withEdge(boot, (e) => setModel(e.ctx.db, id, settings));
+      console.log(`model ${id}: reserve ${settings.reserveAmount}, gateway model ${settings.gatewayModel ?? id}, group ${settings.group}, overdraft ${settings.overdraft}, ${o.disabled ? 'disabled' : 'enabled'}`);
     });
-  model.command('list').action(async () => {
+  model.command('list').description('public id, reserve, gateway model, group, overdraft, state').action(async () => {
     const rows = await withEdge(boot, (e) => listModels(e.ctx.db));
-    for (const r of rows) console.log(`${r.public_model_id}\t${r.reserve_amount}\t${r.enabled ? 'enabled' : 'disabled'}`);
+    for (const r of rows) console.log([r.public_model_id, r.reserve_amount, r.gateway_model ?? r.public_model_id, r.group_name, r.overdraft, r.enabled ? 'enabled' : 'disabled'].join('\t'));
   });
 
   const wallet = edge.command('wallet').description('owner wallets (integer units)');

@@ -38,7 +38,16 @@ export interface EdgeModelTable {
   reserve_amount: number;
   enabled: number;
   updated_at: number;
+  /** The model name the gateway relay is asked for; null: the public id. */
+  gateway_model: string | null;
+  /** The gateway channel group calls are routed in. */
+  group_name: string;
+  /** How much a call may cost beyond its reservation (from the available balance). */
+  overdraft: number;
 }
+
+export type RunStatus = 'reserved' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export const FINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 export interface EdgeRunTable {
   run_id: string;
@@ -49,10 +58,37 @@ export interface EdgeRunTable {
   input: string;
   api_version: string;
   reserved_amount: number;
-  status: 'reserved';
+  status: RunStatus;
   revision: number;
   traceparent: string | null;
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch (so are the other times of a run). */
+  created_at: number;
+  kind: 'async' | 'sync';
+  /** The caller's format of a sync call (chat, responses, embeddings); an admitted run is 'responses'. */
+  format: string;
+  lease_owner: string | null;
+  lease_until: number | null;
+  attempts: number;
+  cancel_requested: number;
+  output: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  error_code: string | null;
+  error_message: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+  deadline_at: number;
+}
+
+export interface EdgeSettlementTable {
+  run_id: string;
+  owner_id: number;
+  reserved: number;
+  charged: number;
+  outcome: string;
+  /** Who settled: the worker, a sync call, a cancel, the expiry sweep or the reconciliation. */
+  source: string;
   created_at: number;
 }
 
@@ -130,6 +166,7 @@ export interface EdgeDB {
   edge_webhooks: EdgeWebhookTable;
   edge_deliveries: EdgeDeliveryTable;
   edge_delivery_attempts: EdgeDeliveryAttemptTable;
+  edge_settlements: EdgeSettlementTable;
 }
 
 export function nowSeconds(): number {

@@ -7,7 +7,7 @@ import { langOf, renderMessage } from '../kit/http/errors.js';
  * The edge's error body: OpenAI style {error: {message, type, code, param}, requestId}. Codes and
  * messages come from the error catalog (src/contract/errors/edge.ts); the kit's codes are renamed there.
  */
-export function renderEdgeError(req: FastifyRequest, e: { code: string; params?: Record<string, string | number> }) {
+export function renderEdgeError(req: FastifyRequest, e: { code: string; params?: Record<string, string | number>; data?: unknown }) {
   let code = edgeCodeOfKit[e.code] ?? e.code;
   if (!errorCatalog[code]?.type) code = 'internal_error';
   const def = errorCatalog[code]!;
@@ -16,8 +16,10 @@ export function renderEdgeError(req: FastifyRequest, e: { code: string; params?:
   const field = e.params?.field;
   // The reference's placeholder answer carries param "" (and is copied exactly); elsewhere null when no field.
   const param = field !== undefined ? String(field) : code === 'api_not_implemented' ? '' : null;
+  // A relay failure keeps the status the gateway answered (an upstream's, after its status_code_mapping).
+  const passed = (e.data as { status?: unknown } | undefined)?.status;
   return {
-    status: def.status,
+    status: code.startsWith('relay_') && typeof passed === 'number' ? passed : def.status,
     body: { error: { message: renderMessage(def, langOf(req.headers['accept-language']), params), type: def.type, code, param }, requestId: req.id },
   };
 }

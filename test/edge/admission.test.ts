@@ -25,7 +25,7 @@ eachDatabase('edge admission', (variant) => {
   const idem = () => `k-${++n}-${Date.now()}`;
 
   before(async () => {
-    s = await startEdge(variant);
+    s = await startEdge(variant, { env: { EDGE_MAX_REQUEST_BYTES: '262144' } });
     assert.equal((await s.cli('edge', 'model', 'set', 'gpt-test', '--reserve', '10')).error, null);
     assert.equal((await s.cli('edge', 'model', 'set', 'off-model', '--reserve', '1', '--disabled')).error, null);
     assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', 'acme', '--amount', '1000')).error, null);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { buildEdgeApp } from '../../src/edge/app.js';
+import type { RelayPort } from '../../src/contract/relay.js';
 import { registerEdgeCommands } from '../../src/edge/cli.js';
 import { runCli } from './cli.js';
 import { captureLog } from './log-capture.js';
@@ -21,15 +22,19 @@ export type EdgeServer = Awaited<ReturnType<typeof startEdge>>;
  * Starts a real edge listener on 127.0.0.1 (random port) on the variant's database, admission controlled
  * and no in-process dispatcher unless the test asks (env).
  */
-export async function startEdge(variant: Variant, opts: { env?: Record<string, string> } = {}) {
-  const dataDir = tempDir('edge-test-');
-  const { url: databaseUrl, drop } = freshDatabase(variant, `${dataDir}/edge.sqlite`);
+export async function startEdge(variant: Variant, opts: { env?: Record<string, string>; relay?: RelayPort; shareWith?: { dataDir: string; databaseUrl: string } } = {}) {
+  // A second instance on the first one's database and data directory; the first one owns both.
+  const owner = !opts.shareWith;
+  const dataDir = opts.shareWith?.dataDir ?? tempDir('edge-test-');
+  const { url: databaseUrl, drop } = opts.shareWith ? { url: opts.shareWith.databaseUrl, drop: async () => {} } : freshDatabase(variant, `${dataDir}/edge.sqlite`);
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     EDGE_DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'debug',
     PUBLIC_ADMISSION_MODE: 'controlled',
     EDGE_DISPATCHER: 'false',
+    // Runs are executed by the test (worker.tick()) unless it asks for a polling worker.
+    EDGE_RUN_POLL_MS: '60000',
     EDGE_WEBHOOK_ALLOW_PRIVATE: 'true',
     ...(variant.redisUrl ? { REDIS_URL: variant.redisUrl, REDIS_KEY_PREFIX: `t${Math.random().toString(36).slice(2)}:` } : {}),
     ...opts.env,
@@ -37,7 +42,7 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
   const config = loadConfig(env);
   const log = captureLog();
   const runtime = createRuntime(config, log.stream);
-  const { app, ctx, services, dispatcher } = await buildEdgeApp(config, runtime);
+  const { app, ctx, services, dispatcher, worker } = await buildEdgeApp(config, runtime, opts.relay);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const transcript: string[] = [];
@@ -67,6 +72,8 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
     ctx,
     services,
     dispatcher,
+    worker,
+    databaseUrl,
     log,
     env,
     dataDir,
@@ -88,7 +95,7 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
       await app.close();
       await runtime.close();
       await drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (owner) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

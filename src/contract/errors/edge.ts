@@ -80,6 +80,14 @@ export const edgeErrors = {
     en: 'Too many requests for this key, retry in {seconds} seconds',
     zh: '该密钥请求过于频繁，请在 {seconds} 秒后重试',
   },
+  concurrency_limited: {
+    status: 429,
+    type: 'rate_limit_error',
+    en: 'Too many calls of this account are in flight ({limit}); retry when one has finished',
+    zh: '该账户进行中的调用过多（{limit}），请在其中一个结束后重试',
+  },
+  run_not_found: { status: 404, type: 'invalid_request_error', en: 'No response with id {id} was found', zh: '未找到 ID 为 {id} 的响应' },
+  run_not_cancellable: { status: 409, type: 'invalid_request_error', en: 'The response {id} has already ended ({status})', zh: '响应 {id} 已结束（{status}）' },
   api_not_implemented: {
     status: 501,
     type: 'new_api_error',

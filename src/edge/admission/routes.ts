@@ -1,9 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyRequest } from 'fastify';
 import { implement } from '../../contract/types.js';
 import { AppError } from '../../kit/http/errors.js';
 import { identityOf } from '../auth.js';
 import type { EdgeContext } from '../context.js';
+import { answerCall } from '../openai/routes.js';
+import type { SyncCalls } from '../openai/service.js';
 import type { AdmissionService } from './service.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -24,38 +27,59 @@ export function parseTraceparent(v: unknown): string | null {
   return v as string;
 }
 
-/** The text field is `input` (as in OpenAI's Responses API); other fields are refused, not ignored. */
-const body = Type.Object(
+/** SPEC's admission body: the text field is `input` (as in OpenAI's Responses API); other fields are refused, not ignored. */
+const admissionBody = Type.Object(
   {
     publicModelId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:/-]+$' }),
     input: Type.String({ minLength: 1, maxLength: 100_000, pattern: '\\S' }),
   },
   { additionalProperties: false },
 );
+const checkAdmission = TypeCompiler.Compile(admissionBody);
 
-export function admissionRoutes(ctx: EdgeContext, admission: AdmissionService) {
+/**
+ * How E01 tells its two bodies apart: an object with `model` and without `publicModelId` is an OpenAI
+ * Responses request, answered at once; anything else is SPEC's admission body, checked strictly.
+ */
+export function isOpenAiResponses(body: unknown): body is Record<string, unknown> {
+  return !!body && typeof body === 'object' && !Array.isArray(body) && 'model' in body && !('publicModelId' in body);
+}
+
+function admissionBodyOf(body: unknown): { publicModelId: string; input: string } {
+  const isObject = !!body && typeof body === 'object' && !Array.isArray(body);
+  const extra = isObject ? Object.keys(body).find((k) => k !== 'publicModelId' && k !== 'input') : undefined;
+  if (extra !== undefined) throw new AppError('invalid_request_body', { params: { detail: `${extra} is not a known field`, field: extra } });
+  const error = checkAdmission.Errors(body).First();
+  if (!error) return body as { publicModelId: string; input: string };
+  const field = error.path.replace(/^\//, '') || 'body';
+  throw new AppError('invalid_request_body', { params: { detail: `${field}: ${error.message}`, field } });
+}
+
+export function admissionRoutes(ctx: EdgeContext, admission: AdmissionService, calls: SyncCalls) {
   return [
     implement('E01', {
-      schema: { body },
       noStore: true,
-      metering: 'reservation of the public model\'s reserve amount',
+      bodyLimit: ctx?.config.edge.runs.maxRequestBytes,
+      metering: "admission: reservation of the public model's reserve amount; OpenAI body: the relay's cost",
       // After the key check, before the body is read: a disabled edge answers the same to every request,
-      // and header faults are reported before body faults.
+      // and malformed headers are reported before body faults.
       gate: async (req) => {
         if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
-        idempotencyKeyOf(req);
+        if (req.headers['idempotency-key'] !== undefined) idempotencyKeyOf(req);
         parseTraceparent(req.headers.traceparent);
       },
       handler: async (req, reply) => {
+        if (isOpenAiResponses(req.body)) return answerCall(ctx, calls, 'responses', req, reply);
         const idempotencyKey = idempotencyKeyOf(req);
         const traceparent = parseTraceparent(req.headers.traceparent);
+        const body = admissionBodyOf(req.body);
         const { admission: answer, replayed } = await admission.admit({
           apiVersion: 'v1',
           identity: identityOf(req),
           requestId: req.id,
           idempotencyKey,
           traceparent,
-          body: { publicModelId: req.body.publicModelId, input: req.body.input },
+          body: { publicModelId: body.publicModelId, input: body.input },
         });
         if (replayed) reply.header('Idempotent-Replayed', 'true');
         reply.status(202);

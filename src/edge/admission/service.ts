@@ -6,10 +6,8 @@ import { canonicalJson } from '../../kit/json/canonical.js';
 import type { EdgeContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import type { EdgeIdentity } from '../keys/service.js';
-import { modelOf } from '../models/store.js';
-import { appendEvent } from '../outbox/store.js';
-import { reserve, walletOf } from '../wallets/store.js';
-import { dropExpiredIdempotency, idempotencyOf, insertIdempotency, insertRun } from './store.js';
+import { reserveRun, servableModel } from '../runs/reserve.js';
+import { dropExpiredIdempotency, idempotencyOf, insertIdempotency } from './store.js';
 
 export interface AdmissionRequest {
   /** The internal contract version; the /v1 routes fix it to 'v1'. */
@@ -48,54 +46,22 @@ export class AdmissionService {
     try {
       await this.ctx.db.transaction().execute(async (trx) => {
         await insertIdempotency(trx, { owner_id: ownerId, key: r.idempotencyKey, body_hash: bodyHash, response: JSON.stringify(admission), created_at: Math.floor(now / 1000) });
-        const model = await modelOf(trx, r.body.publicModelId);
-        if (!model) throw new AppError('model_not_found', { params: { model: r.body.publicModelId, field: 'publicModelId' } });
-        if (!model.enabled) throw new AppError('model_disabled', { params: { model: r.body.publicModelId, field: 'publicModelId' } });
-        const amount = Number(model.reserve_amount);
-        const wallet = await reserve(trx, ownerId, amount);
-        if (!wallet) {
-          const w = await walletOf(trx, ownerId);
-          const available = w ? Number(w.balance) - Number(w.reserved) : 0;
-          throw new AppError('insufficient_balance', { params: { amount, available } });
-        }
-        await insertRun(trx, {
+        const model = await servableModel(trx, r.body.publicModelId, 'publicModelId');
+        await reserveRun(trx, model, {
           run_id: admission.runId,
           request_id: r.requestId,
           owner_id: ownerId,
           key_id: r.identity.keyId,
-          public_model_id: r.body.publicModelId,
           input: r.body.input,
           api_version: r.apiVersion,
-          reserved_amount: amount,
           status: 'reserved',
-          revision: 1,
           traceparent: r.traceparent,
           created_at: now,
+          kind: 'async',
+          format: 'responses',
+          // Not started by then: released (the worker's expiry sweep or `edge reconcile`).
+          deadline_at: now + this.ctx.config.edge.runs.reservationTtlSeconds * 1000,
         });
-        await appendEvent(
-          trx,
-          {
-            type: 'run.created@2.0',
-            aggregateId: admission.runId,
-            aggregateRevision: 1,
-            ownerId,
-            traceparent: r.traceparent,
-            payload: { runId: admission.runId, requestId: r.requestId, publicModelId: r.body.publicModelId, apiVersion: r.apiVersion, status: 'reserved', reservedAmount: amount, createdAt: admission.createdAt },
-          },
-          now,
-        );
-        await appendEvent(
-          trx,
-          {
-            type: 'wallet.reserved@2.0',
-            aggregateId: wallet.wallet_id,
-            aggregateRevision: Number(wallet.revision),
-            ownerId,
-            traceparent: r.traceparent,
-            payload: { walletId: wallet.wallet_id, runId: admission.runId, amount, balance: Number(wallet.balance), reserved: Number(wallet.reserved), available: Number(wallet.balance) - Number(wallet.reserved) },
-          },
-          now,
-        );
       });
       return { admission, replayed: false };
     } catch (e) {

@@ -1,5 +1,4 @@
 import type { Db } from '../keys/store.js';
-import type { EdgeRunTable } from '../db.js';
 
 export async function insertIdempotency(trx: Db, row: { owner_id: number; key: string; body_hash: string; response: string; created_at: number }) {
   await trx.insertInto('edge_idempotency').values(row).execute();
@@ -12,8 +11,4 @@ export async function idempotencyOf(db: Db, ownerId: number, key: string) {
 /** Forgets keys older than the TTL (so the table holds one TTL of keys; an expired key may be used again). */
 export async function dropExpiredIdempotency(db: Db, olderThanSeconds: number) {
   await db.deleteFrom('edge_idempotency').where('created_at', '<', olderThanSeconds).execute();
-}
-
-export async function insertRun(trx: Db, run: EdgeRunTable) {
-  await trx.insertInto('edge_runs').values(run).execute();
 }

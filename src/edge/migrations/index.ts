@@ -126,5 +126,46 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
         await db.schema.createIndex('edge_delivery_attempts_delivery').on('edge_delivery_attempts').column('delivery_id').execute();
       },
     },
+    '0004_runs': {
+      async up(db: Kysely<any>) {
+        // Where a public model is served (the gateway's model name and channel group) and how far a call may
+        // cost more than it reserved (taken from the available balance, never below zero).
+        await db.schema.alterTable('edge_models').addColumn('gateway_model', 'varchar(255)').execute();
+        await db.schema.alterTable('edge_models').addColumn('group_name', 'varchar(64)', (c) => c.notNull().defaultTo('default')).execute();
+        await db.schema.alterTable('edge_models').addColumn('overdraft', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        const run = (name: string, type: string, build?: (c: any) => any) => db.schema.alterTable('edge_runs').addColumn(name, type as 'text', build).execute();
+        // 'async' (admitted by E01, executed by a worker) or 'sync' (an OpenAI-compatible call answered at once).
+        await run('kind', 'varchar(8)', (c) => c.notNull().defaultTo('async'));
+        await run('format', 'varchar(16)', (c) => c.notNull().defaultTo('responses'));
+        await run('lease_owner', 'varchar(64)');
+        await run('lease_until', 'bigint');
+        await run('attempts', 'integer', (c) => c.notNull().defaultTo(0));
+        await run('cancel_requested', 'integer', (c) => c.notNull().defaultTo(0));
+        await run('output', 'text');
+        await run('prompt_tokens', 'bigint', (c) => c.notNull().defaultTo(0));
+        await run('completion_tokens', 'bigint', (c) => c.notNull().defaultTo(0));
+        await run('cost', 'bigint', (c) => c.notNull().defaultTo(0));
+        await run('error_code', 'varchar(64)');
+        await run('error_message', 'text');
+        await run('started_at', 'bigint');
+        await run('finished_at', 'bigint');
+        // Past it a run that has not ended is the reconciliation's (ms since the epoch).
+        await run('deadline_at', 'bigint', (c) => c.notNull().defaultTo(0));
+        await db.schema.createIndex('edge_runs_status_deadline').on('edge_runs').columns(['status', 'deadline_at']).execute();
+        await db.schema.createIndex('edge_runs_owner_request').on('edge_runs').columns(['owner_id', 'request_id']).execute();
+        await db.schema.createIndex('edge_runs_owner_finished').on('edge_runs').columns(['owner_id', 'finished_at']).execute();
+        // One row per settled run: the primary key makes settlement happen once, whoever tries it.
+        await db.schema
+          .createTable('edge_settlements')
+          .addColumn('run_id', 'varchar(36)', (c) => c.primaryKey())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull())
+          .addColumn('reserved', 'bigint', (c) => c.notNull())
+          .addColumn('charged', 'bigint', (c) => c.notNull())
+          .addColumn('outcome', 'varchar(16)', (c) => c.notNull())
+          .addColumn('source', 'varchar(16)', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }

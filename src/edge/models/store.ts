@@ -1,12 +1,21 @@
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
 
+export interface ModelSettings {
+  reserveAmount: number;
+  enabled: boolean;
+  /** The model name asked of the gateway; null: the public id. */
+  gatewayModel: string | null;
+  group: string;
+  overdraft: number;
+}
+
 export async function modelOf(db: Db, publicModelId: string) {
   return db.selectFrom('edge_models').selectAll().where('public_model_id', '=', publicModelId).executeTakeFirst();
 }
 
-export async function setModel(db: Db, publicModelId: string, reserveAmount: number, enabled: boolean) {
-  const values = { reserve_amount: reserveAmount, enabled: enabled ? 1 : 0, updated_at: nowSeconds() };
+export async function setModel(db: Db, publicModelId: string, m: ModelSettings) {
+  const values = { reserve_amount: m.reserveAmount, enabled: m.enabled ? 1 : 0, gateway_model: m.gatewayModel, group_name: m.group, overdraft: m.overdraft, updated_at: nowSeconds() };
   await db
     .insertInto('edge_models')
     .values({ public_model_id: publicModelId, ...values })
@@ -14,6 +23,8 @@ export async function setModel(db: Db, publicModelId: string, reserveAmount: num
     .execute();
 }
 
-export async function listModels(db: Db) {
-  return db.selectFrom('edge_models').selectAll().orderBy('public_model_id').execute();
+export async function listModels(db: Db, enabledOnly = false) {
+  let q = db.selectFrom('edge_models').selectAll().orderBy('public_model_id');
+  if (enabledOnly) q = q.where('enabled', '=', 1);
+  return q.execute();
 }

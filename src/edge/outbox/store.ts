@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import type { Db } from '../keys/store.js';
 
 export interface NewEvent {
-  type: 'run.created@2.0' | 'wallet.reserved@2.0';
+  type:
+    | 'run.created@2.0'
+    | 'wallet.reserved@2.0'
+    | 'run.started@1'
+    | 'run.completed@1'
+    | 'run.failed@1'
+    | 'run.cancelled@1'
+    | 'wallet.settled@1'
+    | 'billing.finalization-reconciliation-resolution.applied@1';
   aggregateId: string;
   aggregateRevision: number;
   ownerId: number;

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RelayFormat } from '../../contract/relay.js';
+import { implement } from '../../contract/types.js';
+import { AppError } from '../../kit/http/errors.js';
+import { clientGone, writePieces } from '../../kit/http/stream.js';
+import { identityOf } from '../auth.js';
+import type { EdgeContext } from '../context.js';
+import { listModels } from '../models/store.js';
+import type { SyncCalls } from './service.js';
+
+const MODEL = Type.String({ minLength: 1, maxLength: 128 });
+/** The fields the edge reads; the rest of the OpenAI body goes to the gateway relay as sent. */
+export const OPENAI_BODIES = {
+  chat: Type.Object({ model: MODEL, messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), { minItems: 1 }), stream: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+  embeddings: Type.Object({ model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.String()), Type.Array(Type.Integer()), Type.Array(Type.Array(Type.Integer()))]) }, { additionalProperties: true }),
+};
+
+function affinityHeaders(req: FastifyRequest): Record<string, string> {
+  const ua = req.headers['user-agent'];
+  return typeof ua === 'string' ? { 'user-agent': ua } : {};
+}
+
+/** Serves one OpenAI-compatible call: the relay's answer as it came, or its stream at the caller's pace. */
+export async function answerCall(ctx: EdgeContext, calls: SyncCalls, format: RelayFormat, req: FastifyRequest, reply: FastifyReply) {
+  if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
+  const gone = clientGone(reply);
+  const answer = await calls.call({ identity: identityOf(req), format, body: req.body as Record<string, unknown>, requestId: req.id, signal: gone, headers: affinityHeaders(req) });
+  if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
+  if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone)) reply.raw.end();
+}
+
+/** E04–E06: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
+export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
+  const bodyLimit = ctx?.config.edge.runs.maxRequestBytes;
+  return [
+    implement('E04', { schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'chat', req, reply) }),
+    implement('E05', { schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'embeddings', req, reply) }),
+    implement('E06', {
+      noStore: true,
+      handler: async () => {
+        if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
+        const models = await listModels(ctx.db, true);
+        return { object: 'list', data: models.map((m) => ({ id: m.public_model_id, object: 'model', created: Number(m.updated_at), owned_by: 'system' })) };
+      },
+    }),
+  ];
+}

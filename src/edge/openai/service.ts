@@ -1,0 +1,119 @@
+import crypto from 'node:crypto';
+import type { RelayAnswer, RelayFormat, RelayPort, RelaySummary } from '../../contract/relay.js';
+import { AppError } from '../../kit/http/errors.js';
+import type { InFlight } from '../../kit/ratelimit/inflight.js';
+import type { EdgeContext } from '../context.js';
+import type { EdgeIdentity } from '../keys/service.js';
+import { callerOf, costOf, failureOf, failureSummary, gatewayModelOf } from '../runs/execute.js';
+import { reserveRun, servableModel } from '../runs/reserve.js';
+import { settleRun } from '../runs/settle.js';
+
+/** Failures of the edge's own link to the gateway (its token, its address): not the caller's to see. */
+const LINK_FAILURES = new Set(['relay_token_missing', 'relay_token_invalid', 'relay_not_loopback', 'relay_not_configured']);
+/** How long to wait for the gateway's log of a stream whose summary never arrived before asking for it. */
+const SUMMARY_GRACE_MS = 2000;
+
+export interface SyncCall {
+  identity: EdgeIdentity;
+  format: RelayFormat;
+  body: Record<string, unknown>;
+  requestId: string;
+  signal: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/**
+ * OpenAI-compatible calls answered at once: each reserves the public model's amount (a 'sync' run), goes
+ * through the gateway relay to the model's gateway name and group, and settles the run with the relay's
+ * cost when the answer (or the stream) ends. A crash before that leaves the run to `edge reconcile`.
+ */
+export class SyncCalls {
+  constructor(
+    private readonly ctx: EdgeContext,
+    private readonly relay: RelayPort,
+    private readonly inFlight: InFlight,
+  ) {}
+
+  async call(c: SyncCall): Promise<RelayAnswer> {
+    const publicModelId = c.body.model;
+    if (typeof publicModelId !== 'string' || !publicModelId) throw new AppError('invalid_request_body', { params: { detail: 'model is required', field: 'model' } });
+    const model = await servableModel(this.ctx.db, publicModelId, 'model');
+    const ownerId = c.identity.ownerId;
+    const limit = this.ctx.config.edge.runs.ownerConcurrency;
+    if (!(await this.inFlight.acquire(`owner:${ownerId}`, limit))) throw new AppError('concurrency_limited', { params: { limit } });
+    let released = false;
+    const release = () => {
+      if (!released) void this.inFlight.release(`owner:${ownerId}`).catch(() => {});
+      released = true;
+    };
+    const runId = crypto.randomUUID();
+    try {
+      const now = Date.now();
+      await this.ctx.db.transaction().execute((trx) =>
+        reserveRun(trx, model, {
+          run_id: runId,
+          request_id: c.requestId.slice(0, 64),
+          owner_id: ownerId,
+          key_id: c.identity.keyId,
+          // The request itself is not kept: it is the caller's data and may be large.
+          input: '',
+          api_version: 'v1',
+          status: 'running',
+          traceparent: null,
+          created_at: now,
+          kind: 'sync',
+          format: c.format,
+          started_at: now,
+          deadline_at: now + this.ctx.config.edge.runs.timeoutMs,
+        }),
+      );
+      const answer = await this.relayed(c, runId, model);
+      if (answer.kind === 'json') {
+        await this.settle(runId, answer.summary);
+        release();
+        return answer;
+      }
+      const settled = answer.summary.then(
+        (s) => this.settle(runId, s),
+        () => this.settleLater(runId, ownerId, model.group_name),
+      );
+      void settled.catch((e) => this.ctx.log.error({ err: { message: (e as Error).message }, runId }, 'edge: call not settled, left to edge reconcile')).finally(release);
+      return answer;
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  private async relayed(c: SyncCall, runId: string, model: Parameters<typeof gatewayModelOf>[0] & { group_name: string }): Promise<RelayAnswer> {
+    try {
+      return await this.relay.relay({ format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(c.identity.ownerId, model), requestId: runId, signal: c.signal, headers: c.headers });
+    } catch (e) {
+      const summary = failureSummary(e);
+      const gone = c.signal.aborted;
+      await settleRun(this.ctx, runId, { status: gone ? 'cancelled' : 'failed', ...costOf(summary), error: failureOf(e), source: 'sync' }).catch((err) => this.ctx.log.error({ err: { message: (err as Error).message }, runId }, 'edge: failed call not settled'));
+      if (e instanceof AppError && LINK_FAILURES.has(e.code)) {
+        this.ctx.log.error({ code: e.code }, 'edge: the gateway relay refused this edge (check EDGE_RELAY_TOKEN_KEY and EDGE_RELAY_URL)');
+        throw new AppError('service_unavailable');
+      }
+      if (!(e instanceof AppError)) {
+        this.ctx.log.error({ err: { message: (e as Error)?.message } }, 'edge: the gateway relay could not be reached');
+        throw new AppError('service_unavailable');
+      }
+      throw e;
+    }
+  }
+
+  private settle(runId: string, s: RelaySummary) {
+    const ok = s.error_code === null;
+    const status = ok ? 'succeeded' : s.status === 499 ? 'cancelled' : 'failed';
+    return settleRun(this.ctx, runId, { status, ...costOf(s), error: ok ? null : { code: s.error_code!, message: `the call ended with ${s.error_code}` }, source: 'sync' });
+  }
+
+  /** A stream whose summary did not arrive (the HTTP link broke): the gateway's log says what it cost. */
+  private async settleLater(runId: string, ownerId: number, group: string) {
+    await new Promise((r) => setTimeout(r, SUMMARY_GRACE_MS));
+    const s = await this.relay.summaryOf(runId, callerOf(ownerId, { group_name: group }));
+    if (s) await this.settle(runId, s);
+  }
+}

@@ -1,0 +1,104 @@
+import { request } from 'undici';
+import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelaySummary } from '../../contract/relay.js';
+import { errorCatalog } from '../../contract/errors/index.js';
+import { signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
+import { AppError } from '../../kit/http/errors.js';
+
+const PATHS = { chat: '/relay/v1/chat/completions', responses: '/relay/v1/responses', embeddings: '/relay/v1/embeddings' } as const;
+const ISSUER = 'edge';
+const AUDIENCE = 'gateway-relay';
+
+/**
+ * The relay of a gateway in another process, over its loopback internal API: each call signs a fresh
+ * workload token (sub: the caller, group claim: the channel group). The gateway's refusals come back as
+ * AppErrors with the relay's code and status, as the in-process relay throws them.
+ */
+export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: number }): RelayPort {
+  const key: WorkloadKey = signingKey(opts.tokenKey);
+  const token = (subject: string, group?: string) => signWorkloadToken(key, { issuer: ISSUER, subject, audience: AUDIENCE, claims: group ? { group } : {} });
+
+  async function failure(status: number, text: string): Promise<AppError> {
+    let code = 'relay_upstream_error';
+    let detail = text.slice(0, 300);
+    try {
+      const e = JSON.parse(text).error;
+      if (typeof e?.code === 'string' && errorCatalog[e.code]) code = e.code;
+      if (typeof e?.message === 'string') detail = e.message;
+    } catch {
+      /* not JSON: the text is the detail */
+    }
+    return new AppError(code, { params: { status, detail, model: '', group: '' }, data: { status, summary: null } });
+  }
+
+  return {
+    async relay(call: RelayCall): Promise<RelayAnswer> {
+      const res = await request(opts.url + PATHS[call.format], {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${await token(call.caller.subject, call.caller.group)}`,
+          'content-type': 'application/json',
+          'x-request-id': call.requestId,
+          ...(call.headers?.['user-agent'] ? { 'user-agent': call.headers['user-agent'] } : {}),
+        },
+        body: JSON.stringify(call.body),
+        signal: call.signal,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      if (res.statusCode !== 200) throw await failure(res.statusCode, await res.body.text());
+      const type = String(res.headers['content-type'] ?? '');
+      if (!type.startsWith('text/event-stream')) {
+        const header = String(res.headers[RELAY_SUMMARY_HEADER] ?? '');
+        const summary = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as RelaySummary;
+        return { kind: 'json', status: 200, body: await res.body.text(), summary };
+      }
+      let settle!: (s: RelaySummary) => void;
+      let fail!: (e: Error) => void;
+      const summary = new Promise<RelaySummary>((resolve, reject) => ((settle = resolve), (fail = reject)));
+      summary.catch(() => {});
+      async function* pieces(): AsyncGenerator<string> {
+        let pending = '';
+        let trailer: string | null = null;
+        const utf8 = new TextDecoder();
+        try {
+          for await (const chunk of res.body) {
+            const text = utf8.decode(chunk as Buffer, { stream: true });
+            if (trailer !== null) {
+              trailer += text;
+              continue;
+            }
+            pending += text;
+            const at = pending.indexOf(RELAY_SUMMARY_COMMENT);
+            if (at >= 0) {
+              trailer = pending.slice(at + RELAY_SUMMARY_COMMENT.length);
+              if (at > 0) yield pending.slice(0, at);
+              pending = '';
+              continue;
+            }
+            // Everything but a tail that may be the start of the summary comment.
+            const keep = Math.min(pending.length, RELAY_SUMMARY_COMMENT.length - 1);
+            if (pending.length > keep) yield pending.slice(0, pending.length - keep);
+            pending = pending.slice(pending.length - keep);
+          }
+          if (pending) yield pending;
+          if (trailer === null) throw new Error('the relay stream ended without its summary');
+          settle(JSON.parse(trailer.trim()) as RelaySummary);
+        } catch (e) {
+          fail(e as Error);
+          throw e;
+        } finally {
+          if (trailer === null) res.body.destroy();
+        }
+      }
+      return { kind: 'stream', status: 200, contentType: type, pieces: pieces(), summary };
+    },
+
+    async summaryOf(requestId, caller) {
+      const res = await request(`${opts.url}/relay/v1/calls/${encodeURIComponent(requestId)}`, { headers: { authorization: `Bearer ${await token(caller.subject)}` }, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+      const text = await res.body.text();
+      if (res.statusCode === 404) return null;
+      if (res.statusCode !== 200) throw await failure(res.statusCode, text);
+      return JSON.parse(text) as RelaySummary;
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
+import type { EdgeContext } from '../context.js';
+import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
+import type { Db } from '../keys/store.js';
+import { modelOf } from '../models/store.js';
+import { appendEvent } from '../outbox/store.js';
+import { runOf } from './store.js';
+
+export type SettlementSource = 'worker' | 'sync' | 'cancel' | 'expiry' | 'reconcile';
+
+export interface RunOutcome {
+  status: 'succeeded' | 'failed' | 'cancelled';
+  /** What the call cost in wallet units (the relay's quota); 0 when nothing was served. */
+  cost: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  output?: string | null;
+  error?: { code: string; message: string } | null;
+  source: SettlementSource;
+}
+
+export interface Settlement {
+  /** false: the run was already settled (by this or another process) and nothing changed. */
+  applied: boolean;
+  status: EdgeRunTable['status'];
+  charged: number;
+}
+
+const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancelled: 'run.cancelled@1' } as const;
+
+/**
+ * Ends a run and settles its reservation, exactly once per run id, in one transaction: the wallet is charged
+ * the run's cost — at most its reservation, plus the model's overdraft taken from the available balance
+ * (never below zero) — and the rest of the reservation is released; the run gets its final state; a
+ * settlement row (primary key: the run id) and the events run.completed|failed|cancelled@1,
+ * wallet.settled@1 and billing.finalization-reconciliation-resolution.applied@1 are written. A second
+ * settlement of the same run, concurrent or later, finds the run final under its row lock and changes nothing.
+ */
+export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement> {
+  try {
+    return await settleOnce(ctx, runId, o);
+  } catch (e) {
+    // The settlement row's key: another process settled the run between our read and our write.
+    if (!isUniqueViolation(e)) throw e;
+    const run = await runOf(ctx.db, runId);
+    return { applied: false, status: run!.status, charged: Number(run!.cost) };
+  }
+}
+
+async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement> {
+  const lock = locksRows(ctx.database.dialect);
+  return ctx.db.transaction().execute(async (trx) => {
+    const run = await runOf(trx, runId, lock);
+    if (!run) throw new Error(`settle: run ${runId} does not exist`);
+    if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
+    const now = Date.now();
+    const reserved = Number(run.reserved_amount);
+    const wallet = await lockedWallet(trx, run.owner_id, lock);
+    const model = await modelOf(trx, run.public_model_id);
+    const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
+    const cap = reserved + Math.min(Number(model?.overdraft ?? 0), spare);
+    const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
+    const update = await trx
+      .updateTable('edge_wallets')
+      .set((eb) => ({ balance: eb('balance', '-', charged), reserved: eb('reserved', '-', reserved), revision: eb('revision', '+', 1), updated_at: Math.floor(now / 1000) }))
+      .where('owner_id', '=', run.owner_id)
+      .executeTakeFirstOrThrow();
+    if (update.numUpdatedRows !== 1n) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
+    const after = await lockedWallet(trx, run.owner_id, false);
+    const revision = Number(run.revision) + 1;
+    await trx
+      .updateTable('edge_runs')
+      .set({
+        status: o.status,
+        revision,
+        cost: charged,
+        prompt_tokens: o.promptTokens ?? 0,
+        completion_tokens: o.completionTokens ?? 0,
+        output: o.output ?? null,
+        error_code: o.error?.code ?? null,
+        error_message: o.error?.message.slice(0, 2000) ?? null,
+        finished_at: now,
+        lease_owner: null,
+        lease_until: null,
+      })
+      .where('run_id', '=', runId)
+      .execute();
+    await trx.insertInto('edge_settlements').values({ run_id: runId, owner_id: run.owner_id, reserved, charged, outcome: o.status, source: o.source, created_at: now }).execute();
+    const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
+    await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now);
+    const balance = Number(after.balance);
+    const stillReserved = Number(after.reserved);
+    await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now);
+    await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now);
+    return { applied: true, status: o.status, charged };
+  });
+}
+
+async function lockedWallet(trx: Db, ownerId: number, lock: boolean) {
+  let q = trx.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirstOrThrow();
+}

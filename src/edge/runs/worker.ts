@@ -1,0 +1,119 @@
+import crypto from 'node:crypto';
+import type { RelayPort } from '../../contract/relay.js';
+import type { EdgeContext } from '../context.js';
+import { modelOf } from '../models/store.js';
+import { appendEvent } from '../outbox/store.js';
+import { costOf, executeRun, failureOf, failureSummary } from './execute.js';
+import { reconcile } from './reconcile.js';
+import { settleRun } from './settle.js';
+import { claimableRuns, claimRun, isCancelRequested, renewLease, runOf } from './store.js';
+
+/** How often a worker also settles overdue runs (expired reservations, calls of crashed processes). */
+const SWEEP_EVERY_MS = 30_000;
+
+/**
+ * Executes admitted runs: polls for runs that are free (reserved, or held by a worker whose lease ran out),
+ * takes each with a conditional update (one worker per run across instances), renews the lease while the
+ * call runs, and settles the run when it ends. A cancel request aborts the call; a lost lease (the run was
+ * taken over or settled elsewhere) stops this worker's part without settling.
+ */
+export class RunWorker {
+  readonly id = `worker-${crypto.randomUUID()}`;
+  private timer: NodeJS.Timeout | null = null;
+  private running = new Set<Promise<void>>();
+  private ticking = false;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly ctx: EdgeContext,
+    private readonly relay: RelayPort,
+  ) {}
+
+  start() {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.ctx.config.edge.runs.pollMs);
+    this.timer.unref();
+  }
+
+  /** Stops taking runs and waits for the ones in flight. */
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Takes what free slots allow; resolves once the runs are taken (not finished). */
+  async tick() {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const cfg = this.ctx.config.edge.runs;
+      const now = Date.now();
+      if (now - this.lastSweep >= SWEEP_EVERY_MS) {
+        this.lastSweep = now;
+        await reconcile(this.ctx, this.relay, { now, limit: 100 });
+      }
+      const free = cfg.workerConcurrency - this.running.size;
+      if (free <= 0) return;
+      for (const { run_id } of await claimableRuns(this.ctx.db, now, free)) {
+        if (!(await this.claim(run_id, now))) continue;
+        const p = this.execute(run_id)
+          // A run left unsettled here (the database failed) is settled by the reconciliation after its deadline.
+          .catch((e) => this.ctx.log.error({ err: { message: (e as Error).message }, runId: run_id }, 'run worker: run not settled'))
+          .finally(() => this.running.delete(p));
+        this.running.add(p);
+      }
+    } catch (e) {
+      this.ctx.log.warn({ err: { message: (e as Error).message } }, 'run worker: poll failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Waits until every run taken so far has ended (tests, `edge worker --once`). */
+  async drain() {
+    while (this.running.size) await Promise.allSettled([...this.running]);
+  }
+
+  private async claim(runId: string, now: number): Promise<boolean> {
+    const cfg = this.ctx.config.edge.runs;
+    return this.ctx.db.transaction().execute(async (trx) => {
+      if (!(await claimRun(trx, runId, this.id, now, now + cfg.leaseMs, now + cfg.timeoutMs))) return false;
+      const run = (await runOf(trx, runId))!;
+      await appendEvent(trx, { type: 'run.started@1', aggregateId: runId, aggregateRevision: Number(run.revision), ownerId: Number(run.owner_id), traceparent: run.traceparent, payload: { runId, requestId: run.request_id, status: 'running', attempt: Number(run.attempts), startedAt: new Date(now).toISOString() } }, now);
+      return true;
+    });
+  }
+
+  private async execute(runId: string) {
+    const cfg = this.ctx.config.edge.runs;
+    const stop = new AbortController();
+    let reason: 'cancelled' | 'lost' | null = null;
+    const heartbeat = setInterval(async () => {
+      try {
+        if (await isCancelRequested(this.ctx.db, runId)) reason = 'cancelled';
+        else if (!(await renewLease(this.ctx.db, runId, this.id, Date.now() + cfg.leaseMs))) reason = 'lost';
+        if (reason) stop.abort();
+      } catch (e) {
+        this.ctx.log.warn({ err: { message: (e as Error).message }, runId }, 'run worker: lease renewal failed');
+      }
+    }, Math.max(100, Math.floor(cfg.leaseMs / 3)));
+    try {
+      const run = (await runOf(this.ctx.db, runId))!;
+      const model = await modelOf(this.ctx.db, run.public_model_id);
+      if (!model) {
+        await settleRun(this.ctx, runId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
+        return;
+      }
+      const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
+      await settleRun(this.ctx, runId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
+    } catch (e) {
+      if (reason === 'lost') return;
+      const summary = failureSummary(e);
+      if (reason === 'cancelled') await settleRun(this.ctx, runId, { status: 'cancelled', ...costOf(summary), source: 'cancel' });
+      else await settleRun(this.ctx, runId, { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' });
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+}
