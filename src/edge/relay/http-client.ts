@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelaySummary } from '../../contract/relay.js';
 import { errorCatalog } from '../../contract/errors/index.js';
-import { signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
+import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
 
 const PATHS = { chat: '/relay/v1/chat/completions', responses: '/relay/v1/responses', embeddings: '/relay/v1/embeddings' } as const;
@@ -15,7 +15,17 @@ const AUDIENCE = 'gateway-relay';
  */
 export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: number }): RelayPort {
   const key: WorkloadKey = signingKey(opts.tokenKey);
-  const token = (subject: string, group?: string) => signWorkloadToken(key, { issuer: ISSUER, subject, audience: AUDIENCE, claims: group ? { group } : {} });
+  // One token per (caller, group) for half its lifetime: the gateway verifies a token it saw once for free.
+  const tokens = new Map<string, { token: Promise<string>; renewAt: number }>();
+  const token = (subject: string, group?: string) => {
+    const id = `${subject}\u0000${group ?? ''}`;
+    const hit = tokens.get(id);
+    if (hit && hit.renewAt > Date.now()) return hit.token;
+    const fresh = signWorkloadToken(key, { issuer: ISSUER, subject, audience: AUDIENCE, claims: group ? { group } : {} });
+    if (tokens.size >= 10_000) tokens.clear();
+    tokens.set(id, { token: fresh, renewAt: Date.now() + (MAX_LIFETIME_SECONDS * 1000) / 2 });
+    return fresh;
+  };
 
   async function failure(status: number, text: string): Promise<AppError> {
     let code = 'relay_upstream_error';

@@ -85,7 +85,7 @@ export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: 
 /** A stream opened and read up to its first output; what was read is `held`, to be sent first. */
 export interface OpenStream {
   held: string;
-  lines: AsyncIterator<string>;
+  batches: AsyncIterator<string[]>;
   stream: UpstreamStream;
 }
 
@@ -98,14 +98,14 @@ export async function openStream(upstream: UpstreamClient, call: UpstreamCall, t
   try {
     stream = await upstream.stream({ ...requestOf(call, t, limits, signal), headers: { ...call.headers, accept: 'text/event-stream', ...t.headers }, idleMs: limits.idleMs });
     if (stream.status < 200 || stream.status >= 300) throw httpFailure(stream.status, await stream.text().catch(() => ''), t);
-    const lines = stream.lines()[Symbol.asyncIterator]();
+    const batches = stream.batches()[Symbol.asyncIterator]();
     let held = '';
     while (!reader.output) {
-      const next = await lines.next();
+      const next = await batches.next();
       if (next.done) throw new AttemptFailure('relay_upstream_bad_response', stream.status, 'the stream ended before any output', true);
-      held += reader.line(next.value);
+      for (const line of next.value) held += reader.line(line);
     }
-    return { held, lines, stream };
+    return { held, batches, stream };
   } catch (e) {
     stream?.close();
     throw asFailure(e, t);

@@ -124,9 +124,15 @@ export class RelayEngine implements RelayPort {
       try {
         if (open.held) yield open.held;
         for (;;) {
-          const next = await open.lines.next();
+          const next = await open.batches.next();
           if (next.done) break;
-          const out = reader.line(next.value);
+          let out = '';
+          try {
+            for (const line of next.value) out += reader.line(line);
+          } catch (e) {
+            if (out) yield out; // what came before the bad line still goes out, then the error event
+            throw e;
+          }
           if (out) yield out;
         }
         ended = true;

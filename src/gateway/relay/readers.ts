@@ -43,12 +43,40 @@ export function responsesEncoder(request: Json, model: string): ChunkEncoder {
   return { chunk: (c) => r.chunk(c), end: () => r.end(), error: (m, code) => r.error(m, code) };
 }
 
-/** An upstream stream read through its family's decoder into chat chunks, written by a caller encoder. */
+/** A chunk line that may need a look: a finish reason, usage, an error or the end marker. */
+const NOTABLE = /"finish_reason":\s*"|"usage"|"error"|\[DONE\]/;
+
+/** The text a chunk adds: content, reasoning and tool calls (for counting when no usage came). */
+function chunkText(c: ChatChunk): string {
+  let t = '';
+  for (const choice of c.choices ?? []) {
+    const d = choice.delta ?? {};
+    t += (d.content ?? '') + (d.reasoning_content ?? '');
+    for (const call of d.tool_calls ?? []) t += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+  }
+  return t;
+}
+
+/** The text of a passed-through line (a line that is not JSON adds nothing). */
+function parsedText(data: string): string {
+  try {
+    return chunkText(JSON.parse(data) as ChatChunk);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * An upstream stream read through its family's decoder into chat chunks, written by a caller encoder. With
+ * `passRaw` (an OpenAI-style upstream and a chat caller) a plain content line, once output has begun, goes
+ * out as it came without being parsed; it is parsed at the end only if the upstream never gave usage.
+ */
 export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passRaw: boolean): StreamReader {
   let output = false;
   let finished = false;
   let usage: ChatUsage | null = null;
   const text: string[] = [];
+  const unparsed: string[] = [];
   return {
     get output() {
       return output;
@@ -57,15 +85,17 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
       return finished;
     },
     line(line) {
+      if (passRaw && output && line.startsWith('data:') && !NOTABLE.test(line)) {
+        unparsed.push(line.slice(5));
+        return `${line}\n\n`;
+      }
       const chunks = decoder.line(line);
       let out = '';
       for (const c of chunks) {
         if (c.usage) usage = c.usage;
+        text.push(chunkText(c));
         for (const choice of c.choices ?? []) {
           const d = choice.delta ?? {};
-          if (d.content) text.push(d.content);
-          if (d.reasoning_content) text.push(d.reasoning_content);
-          for (const t of d.tool_calls ?? []) text.push(t.function?.name ?? '', t.function?.arguments ?? '');
           if (d.content || d.reasoning_content || d.tool_calls?.length || choice.finish_reason) output = true;
           if (choice.finish_reason) finished = true;
         }
@@ -84,7 +114,7 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
     },
     fail: (message, code) => encoder.error(message, code),
     usage: () => usage,
-    text: () => text.join(''),
+    text: () => text.join('') + unparsed.map(parsedText).join(''),
   };
 }
 

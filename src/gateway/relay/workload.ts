@@ -6,6 +6,7 @@ import { AppError } from '../../kit/http/errors.js';
 import { verifyWorkloadToken, WorkloadTokenError, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 
 export const RELAY_AUDIENCE = 'gateway-relay';
+const MAX_REMEMBERED = 10_000;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,15 +33,25 @@ export function workloadAuthenticator(config: Config) {
     const pem = r.tokenPublicKey.includes('-----BEGIN');
     keys.push({ alg: 'EdDSA', key: crypto.createPublicKey(pem ? r.tokenPublicKey : { key: JSON.parse(r.tokenPublicKey), format: 'jwk' }) });
   }
+  // A caller sends one token for many calls: a verified token is remembered until it expires.
+  const verified = new Map<string, { caller: RelayCaller; expiresAt: number }>();
   return async (req: FastifyRequest) => {
     if (!fromLoopback(req)) throw new AppError('relay_not_loopback');
     if (!keys.length) throw new AppError('relay_not_configured');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m) throw new AppError('relay_token_missing');
+    const token = m[1]!;
+    const known = verified.get(token);
+    if (known && known.expiresAt > Date.now()) {
+      req.relayCaller = known.caller;
+      return;
+    }
     try {
-      const claims = await verifyWorkloadToken(m[1]!, { keys, audience: RELAY_AUDIENCE, issuers: r.tokenIssuers });
+      const claims = await verifyWorkloadToken(token, { keys, audience: RELAY_AUDIENCE, issuers: r.tokenIssuers });
       const group = typeof claims.group === 'string' && claims.group ? claims.group.slice(0, 64) : r.defaultGroup;
       req.relayCaller = { issuer: claims.iss, subject: claims.sub.slice(0, 128), group };
+      if (verified.size >= MAX_REMEMBERED) verified.delete(verified.keys().next().value!);
+      verified.set(token, { caller: req.relayCaller, expiresAt: claims.exp! * 1000 });
     } catch (e) {
       if (e instanceof WorkloadTokenError) throw new AppError('relay_token_invalid', { params: { detail: e.message } });
       throw e;

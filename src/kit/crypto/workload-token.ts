@@ -21,8 +21,13 @@ export function signingKey(secretOrPem: string): WorkloadKey {
   return secretOrPem.includes('-----BEGIN') ? { alg: 'EdDSA', key: crypto.createPrivateKey(secretOrPem) } : { alg: 'HS256', secret: secretOrPem };
 }
 
-function keyMaterial(k: WorkloadKey) {
-  return k.alg === 'HS256' ? new TextEncoder().encode(k.secret) : k.key;
+const material = new WeakMap<WorkloadKey, crypto.KeyObject>();
+
+/** The key as jose uses it, made once per key (importing it is most of a verification's cost). */
+function keyMaterial(k: WorkloadKey): crypto.KeyObject {
+  let m = material.get(k);
+  if (!m) material.set(k, (m = k.alg === 'HS256' ? crypto.createSecretKey(Buffer.from(k.secret, 'utf8')) : k.key));
+  return m;
 }
 
 export async function signWorkloadToken(k: WorkloadKey, c: { issuer: string; subject: string; audience: string; ttlSeconds?: number; claims?: Record<string, unknown> }): Promise<string> {
