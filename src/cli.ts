@@ -6,7 +6,10 @@ import { registerGatewayCommands } from './gateway/cli.js';
 import { registerOAuthCommands } from './account/oauth/cli.js';
 import { registerImportCommands } from './import/cli.js';
 import { accountOperations } from './account/app.js';
-import { gatewayOperations } from './gateway/app.js';
+import { createGatewayContext, gatewayOperations } from './gateway/app.js';
+import { createRelay } from './gateway/relay/index.js';
+import type { Config } from './config/index.js';
+import type { Runtime } from './runtime.js';
 import { registerEdgeCommands } from './edge/cli.js';
 import { edgeOperations } from './edge/app.js';
 import { buildManifest } from './contract/manifest.js';
@@ -32,7 +35,21 @@ program
 
 registerAccountCommands(program, boot);
 registerGatewayCommands(program, boot);
-registerEdgeCommands(program, boot);
+/** The gateway's relay in this process, for edge commands that call it when both services run here. */
+async function localRelay(config: Config, runtime: Runtime) {
+  const g = await createGatewayContext(config, runtime);
+  const relay = createRelay(g.ctx, g.services);
+  return {
+    relay: relay.engine,
+    async close() {
+      await relay.close();
+      await g.ctx.upstream.close();
+      await g.ctx.database.close();
+    },
+  };
+}
+
+registerEdgeCommands(program, boot, localRelay);
 registerOAuthCommands(program);
 registerImportCommands(program, boot);
 

@@ -7,18 +7,32 @@ import { ensureOwner, ownerByName } from './keys/store.js';
 import { listModels, setModel } from './models/store.js';
 import { credit, walletOf } from './wallets/store.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
+import type { RelayPort } from '../contract/relay.js';
+import { reconcile } from './runs/reconcile.js';
+import { RunWorker } from './runs/worker.js';
+import { ownerUsage, settledTotals } from './runs/usage.js';
 
 type Boot = () => { config: Config; runtime: Runtime };
 type Edge = Awaited<ReturnType<typeof createEdgeContext>>;
+/** The gateway's relay opened in this process (src/cli.ts wires it; the edge does not import the gateway). */
+export type LocalRelay = (config: Config, runtime: Runtime) => Promise<{ relay: RelayPort; close(): Promise<void> }>;
 
-/** Opens the edge database, runs `fn`, and always closes it again. */
-async function withEdge<T>(boot: Boot, fn: (e: Edge) => Promise<T>): Promise<T> {
+/**
+ * Opens the edge database, runs `fn`, and always closes it again. `local`: the commands that call the relay
+ * get the gateway's relay in this process when the gateway is one of SERVICES and EDGE_RELAY_URL is unset.
+ */
+async function withEdge<T>(boot: Boot, fn: (e: Edge) => Promise<T>, local?: LocalRelay): Promise<T> {
   const { config, runtime } = boot();
-  const e = await createEdgeContext(config, runtime);
+  const opened = local && !config.edge.runs.relayUrl && config.services.includes('gateway') ? await local(config, runtime) : null;
   try {
-    return await fn(e);
+    const e = await createEdgeContext(config, runtime, opened?.relay);
+    try {
+      return await fn(e);
+    } finally {
+      await e.close();
+    }
   } finally {
-    await e.close();
+    await opened?.close();
     await runtime.close();
   }
 }
@@ -33,7 +47,7 @@ function amount(flag: string, v: string, min = 0): number {
 const iso = (s: number | null) => (s === null ? '-' : new Date(Number(s) * 1000).toISOString());
 
 /** Edge commands: developer keys, public models, wallets, webhooks, the dispatcher. Secrets are the last stdout line. */
-export function registerEdgeCommands(program: Command, boot: Boot) {
+export function registerEdgeCommands(program: Command, boot: Boot, local?: LocalRelay) {
   const edge = program.command('edge').description('the edge (machine-facing public API): keys, models, wallets, webhooks');
 
   const key = edge.command('key').description('developer keys (svc_sk_…)');
@@ -98,9 +112,61 @@ export function registerEdgeCommands(program: Command, boot: Boot) {
     .action(async (o: { owner: string }) => {
       const w = await withEdge(boot, async (e) => {
         const owner = await ownerByName(e.ctx.db, o.owner);
-        return owner ? walletOf(e.ctx.db, Number(owner.id)) : undefined;
+        const wallet = owner ? await walletOf(e.ctx.db, Number(owner.id)) : undefined;
+        return wallet ? { wallet, settled: await settledTotals(e.ctx.db, Number(owner!.id)) } : undefined;
       });
-      console.log(w ? `wallet ${w.wallet_id} of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${Number(w.balance) - Number(w.reserved)}` : `no wallet for ${o.owner}`);
+      console.log(w ? `wallet ${w.wallet.wallet_id} of ${o.owner}: balance ${w.wallet.balance}, reserved ${w.wallet.reserved}, available ${Number(w.wallet.balance) - Number(w.wallet.reserved)}; settled ${w.settled.runs} run(s): ${w.settled.charged} charged of ${w.settled.reserved} reserved` : `no wallet for ${o.owner}`);
+    });
+
+  edge
+    .command('usage')
+    .requiredOption('--owner <name>')
+    .option('--days <n>', 'how many days back', '30')
+    .description("an owner's calls, tokens and cost per day and public model (tab-separated)")
+    .action(async (o: { owner: string; days: string }) => {
+      const days = amount('--days', o.days, 1);
+      const lines = await withEdge(boot, async (e) => {
+        const owner = await ownerByName(e.ctx.db, o.owner);
+        if (!owner) throw new Error(`no owner ${o.owner}`);
+        return ownerUsage(e.ctx.db, Number(owner.id), days);
+      });
+      console.log(['day', 'model', 'calls', 'failed', 'prompt_tokens', 'completion_tokens', 'cost'].join('\t'));
+      for (const l of lines) console.log([l.day, l.model, l.calls, l.failed, l.promptTokens, l.completionTokens, l.cost].join('\t'));
+    });
+
+  edge
+    .command('reconcile')
+    .description('settle runs past their deadline: release never-started ones, charge started ones what the gateway says they cost')
+    .action(async () => {
+      const done = await withEdge(boot, (e) => reconcile(e.ctx, e.services.relayConfigured ? e.services.relay : null), local);
+      for (const r of done) console.log(`${r.runId}\t${r.outcome}\t${r.charged}`);
+      console.log(`${done.length} run(s) reconciled: ${done.filter((r) => r.outcome === 'charged').length} charged, ${done.filter((r) => r.outcome === 'released').length} released`);
+    });
+
+  edge
+    .command('worker')
+    .description('execute admitted runs until SIGINT/SIGTERM (or, with --once, those that can be taken now)')
+    .option('--once', 'take what is free now, wait for those runs, then exit')
+    .action(async (o: { once?: boolean }) => {
+      await withEdge(
+        boot,
+        async (e) => {
+          if (!e.services.relayConfigured) throw new Error('no gateway relay: set EDGE_RELAY_URL and EDGE_RELAY_TOKEN_KEY, or run with the gateway in SERVICES');
+          const w = new RunWorker(e.ctx, e.services.relay);
+          if (o.once) {
+            await w.tick();
+            await w.drain();
+            return;
+          }
+          w.start();
+          await new Promise<void>((resolve) => {
+            process.once('SIGINT', resolve);
+            process.once('SIGTERM', resolve);
+          });
+          await w.stop();
+        },
+        local,
+      );
     });
 
   const webhook = edge.command('webhook').description('webhook endpoints of owners');
