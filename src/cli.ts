@@ -38,7 +38,7 @@ registerGatewayCommands(program, boot);
 /** The gateway's relay in this process, for edge commands that call it when both services run here. */
 async function localRelay(config: Config, runtime: Runtime) {
   const g = await createGatewayContext(config, runtime);
-  const relay = createRelay(g.ctx, g.services);
+  const relay = createRelay(g.ctx, g.services, runtime);
   return {
     relay: relay.engine,
     async close() {

@@ -38,5 +38,34 @@ export function relayConfig(env: Env) {
     logRetentionDays: int(env, 'GATEWAY_RELAY_LOG_RETENTION_DAYS', 30, 0, 3650),
     /** The caller group used when a token names none. */
     defaultGroup: str(env, 'GATEWAY_RELAY_DEFAULT_GROUP', 'default'),
+    /** Pause before trying the next channel: base · 2^(n-1), capped, with jitter. */
+    backoffMs: int(env, 'GATEWAY_RELAY_BACKOFF_MS', 50, 0, 10_000),
+    backoffMaxMs: int(env, 'GATEWAY_RELAY_BACKOFF_MAX_MS', 1000, 0, 60_000),
+    /** The longest an upstream's Retry-After keeps a channel (or key) out of use. */
+    retryAfterMaxSeconds: int(env, 'GATEWAY_RELAY_RETRY_AFTER_MAX_SECONDS', 600, 0, 86_400),
+    breaker: breakerConfig(env),
+  };
+}
+
+/** Failure kinds a breaker may count: an HTTP status class or status, or an error class. */
+const BREAKER_KINDS = /^([1-5]xx|[1-5]\d\d|timeout|unreachable|bad_response|stream)$/;
+
+/**
+ * The circuit breaker of channels and keys (src/gateway/relay/breaker.ts). A channel's own `settings` may
+ * override failures, window and cooldown (breaker_failures, breaker_window_seconds, breaker_cooldown_seconds).
+ */
+function breakerConfig(env: Env) {
+  const counts = list(env, 'GATEWAY_BREAKER_COUNTS').length ? list(env, 'GATEWAY_BREAKER_COUNTS') : ['5xx', '401', '403', '408', 'timeout', 'unreachable', 'bad_response', 'stream'];
+  const bad = counts.find((c) => !BREAKER_KINDS.test(c));
+  if (bad) throw new ConfigError(`GATEWAY_BREAKER_COUNTS: "${bad}" is not a status (429, 5xx) or one of timeout, unreachable, bad_response, stream`);
+  return {
+    enabled: bool(env, 'GATEWAY_BREAKER_ENABLED', true),
+    failures: int(env, 'GATEWAY_BREAKER_FAILURES', 5, 1, 10_000),
+    windowSeconds: int(env, 'GATEWAY_BREAKER_WINDOW_SECONDS', 60, 1, 86_400),
+    cooldownSeconds: int(env, 'GATEWAY_BREAKER_COOLDOWN_SECONDS', 30, 1, 86_400),
+    maxCooldownSeconds: int(env, 'GATEWAY_BREAKER_MAX_COOLDOWN_SECONDS', 1800, 1, 7 * 86_400),
+    /** Real requests let through at once to a channel (or key) whose cooldown has passed. */
+    probes: int(env, 'GATEWAY_BREAKER_PROBES', 1, 1, 100),
+    counts,
   };
 }

@@ -136,7 +136,7 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
 export async function buildGatewayApp(config: Config, runtime: Runtime) {
   const { ctx, services } = await createGatewayContext(config, runtime);
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog, renderError: renderRelayError });
-  const relay = createRelay(ctx, services);
+  const relay = createRelay(ctx, services, runtime);
   app.decorate('gateway', ctx);
   let registered: ReturnType<typeof registerOperations>;
   try {

@@ -22,6 +22,8 @@ export interface AffinityCache {
   algo: 'lru' | 'redis';
   set(key: string, channelId: number, ttlSeconds: number, capacity: number): Promise<void>;
   get(key: string): Promise<number | null>;
+  /** Forgets one entry. */
+  drop(key: string): Promise<void>;
   /** Live entries, counted by their rule segment. */
   stats(): Promise<Record<string, number>>;
   /** Deletes every entry, or those of one rule segment; answers how many. */
@@ -50,6 +52,9 @@ export function memoryCache(): AffinityCache {
       if (!live(e)) return null;
       entries.set(key, e);
       return e.channelId;
+    },
+    async drop(key) {
+      entries.delete(key);
     },
     async stats() {
       const out: Record<string, number> = {};
@@ -109,6 +114,9 @@ export function redisCache(redis: Redis, prefix: string): AffinityCache {
     async get(key) {
       const v = await redis.get(entry(key));
       return v === null ? null : Number(v);
+    },
+    async drop(key) {
+      await redis.del(entry(key));
     },
     async stats() {
       const out: Record<string, number> = {};

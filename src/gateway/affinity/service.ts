@@ -116,6 +116,12 @@ export class AffinityService {
     return channel === null ? null : { channel_id: channel, rule_name: m.rule.name, key_fp: keyFingerprint(m.value), skip_retry_on_failure: m.rule.skip_retry_on_failure };
   }
 
+  /** Drops the entry a matching request would use (its channel just failed). */
+  async forget(r: RelayRequest) {
+    const m = matchRule(await this.relaySettings(), r);
+    if (m) await this.cache.drop(this.entryKey(m.rule, r, m.value));
+  }
+
   /**
    * After the relay served a matching request from `channelId`: remembered when there was no entry, or
    * when the entry named another channel and `switch_on_success` is on.

@@ -5,7 +5,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { assertSealingKey, openSealed, sealingTransaction } from '../sealing.js';
-import { addUsedQuota, deleteChannels, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, routableAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
+import { addUsedQuota, deleteChannels, dormantAbilities, getChannel, idChunks, insertChannel, lockable, modelNames, rebuildAbilities, routableAbilities, type ChannelRow, type Db, type PublicChannel } from './store.js';
 import { parseInfo, resizeInfo, splitKeys, STATUS, TYPE_VERTEX, withStatusReason, type ChannelInfo } from './types.js';
 import { channelTarget, type UpstreamTarget } from '../upstream/target.js';
 import { groupText, NOT_NULL_TEXT, WRITABLE_COLUMNS, normalizeJson, validateChannel, validateLength, validateLists, type ChannelInput } from './validate.js';
@@ -229,7 +229,7 @@ export class ChannelService {
    * one id chunk at a time in id order; rows whose other_info was the same get the same new one, so a
    * tag of many channels takes a few statements per chunk instead of two per channel.
    */
-  async setStatus(actor: Actor, operation: string, ids: number[], status: number, detail: Record<string, unknown> = {}) {
+  async setStatus(actor: Actor, operation: string, ids: number[], status: number, detail: Record<string, unknown> = {}, reason = 'manual operation') {
     if (status !== STATUS.enabled && status !== STATUS.manual) throw new AppError('CHANNEL_STATUS_INVALID');
     return this.tx(async (trx) => {
       let changed = 0;
@@ -241,7 +241,7 @@ export class ChannelService {
         const rows = await q.execute();
         const byInfo = new Map<string, number[]>();
         for (const row of rows) {
-          const info = withStatusReason(row.other_info, 'manual operation', now);
+          const info = withStatusReason(row.other_info, reason, now);
           const group = byInfo.get(info);
           if (group) group.push(Number(row.id));
           else byInfo.set(info, [Number(row.id)]);
@@ -283,6 +283,11 @@ export class ChannelService {
   /** The relay's candidates for a (group, model): enabled abilities with their priority and weight. */
   routes(group: string, model: string) {
     return routableAbilities(this.ctx.db, group, model);
+  }
+
+  /** Channels of a (group, model) that the system disabled, with their other_info (the breaker's candidates). */
+  dormantRoutes(group: string, model: string) {
+    return dormantAbilities(this.ctx.db, group, model);
   }
 
   /** A channel row with its key opened, for the relay (which keeps the key inside the gateway). */

@@ -306,3 +306,16 @@ export async function addUsedQuota(db: Db, deltas: Map<number, number>) {
     await db.updateTable('channels').set({ used_quota: sql`used_quota + ${quota}` }).where('id', '=', id).execute();
   }
 }
+
+/** Abilities of one (group, model) whose channel was disabled by the system (status 3): the breaker's probe candidates. */
+export async function dormantAbilities(db: Db, group: string, model: string) {
+  return db
+    .selectFrom('abilities')
+    .innerJoin('channels', 'channels.id', 'abilities.channel_id')
+    .select(['abilities.channel_id', 'abilities.priority', 'abilities.weight', 'channels.other_info', 'channels.settings'])
+    .where('abilities.group', '=', group)
+    .where('abilities.model', '=', model)
+    .where('abilities.enabled', '=', 0)
+    .where('channels.status', '=', STATUS.auto)
+    .execute();
+}

@@ -8,8 +8,17 @@ import { UpstreamPayloadError, type UpstreamCall } from './wire/types.js';
 /** Upstream statuses that say the request itself is wrong: another channel would refuse it too. */
 const REQUEST_ERRORS = new Set([400, 413, 422]);
 
+/** What kind of failure it was, as the circuit breaker counts them (an HTTP status, or one of these). */
+export type FailureKind = 'http' | 'timeout' | 'unreachable' | 'bad_response' | 'stream' | 'refused';
+
 /** One channel's failure, before any output reached the caller. */
 export class AttemptFailure extends Error {
+  /** The upstream's own error code (for the auto-disable rules), when it named one. */
+  readonly upstreamCode: string | null;
+  readonly kind: FailureKind;
+  /** How long the upstream asked to be left alone (Retry-After), when it did. */
+  readonly retryAfterMs: number | null;
+
   constructor(
     /** A catalog code (relay_upstream_*). */
     readonly code: string,
@@ -18,12 +27,23 @@ export class AttemptFailure extends Error {
     /** What went wrong, secrets of the channel removed. */
     readonly detail: string,
     readonly retryable: boolean,
-    /** The upstream's own error code (for the auto-disable rules), when it named one. */
-    readonly upstreamCode: string | null = null,
+    more: { upstreamCode?: string | null; kind?: FailureKind; retryAfterMs?: number | null } = {},
   ) {
     super(detail);
     this.name = 'AttemptFailure';
+    this.upstreamCode = more.upstreamCode ?? null;
+    this.kind = more.kind ?? (status > 0 ? 'http' : 'bad_response');
+    this.retryAfterMs = more.retryAfterMs ?? null;
   }
+}
+
+/** Retry-After as milliseconds from now: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 export interface Limits {
@@ -40,8 +60,8 @@ function upstreamCodeOf(text: string): string | null {
   return null;
 }
 
-export function httpFailure(status: number, text: string, t: UpstreamTarget): AttemptFailure {
-  return new AttemptFailure('relay_upstream_error', status, upstreamMessage(text, t), !REQUEST_ERRORS.has(status), upstreamCodeOf(text));
+export function httpFailure(status: number, text: string, t: UpstreamTarget, headers: Record<string, string | string[] | undefined> = {}): AttemptFailure {
+  return new AttemptFailure('relay_upstream_error', status, upstreamMessage(text, t), !REQUEST_ERRORS.has(status), { upstreamCode: upstreamCodeOf(text), retryAfterMs: retryAfterMs(headers['retry-after']) });
 }
 
 /** Any error of an attempt as an AttemptFailure (unknown errors are bad answers, tried elsewhere). */
@@ -49,9 +69,10 @@ export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
   if (e instanceof AttemptFailure) return e;
   if (e instanceof UpstreamError) {
     const code = e.kind === 'timeout' ? 'relay_upstream_timeout' : e.kind === 'too_large' ? 'relay_upstream_bad_response' : 'relay_upstream_unreachable';
-    return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large');
+    const kind: FailureKind = e.kind === 'timeout' ? 'timeout' : e.kind === 'too_large' ? 'bad_response' : e.kind === 'refused' || e.kind === 'bad_url' ? 'refused' : 'unreachable';
+    return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large', { kind });
   }
-  if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, e.upstreamCode);
+  if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, { upstreamCode: e.upstreamCode });
   return new AttemptFailure('relay_upstream_bad_response', 0, excerpt((e as Error)?.message ?? String(e), t.secrets), true);
 }
 
@@ -73,7 +94,7 @@ function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal
 export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal) {
   try {
     const res = await upstream.request(requestOf(call, t, limits, signal));
-    if (res.status < 200 || res.status >= 300) throw httpFailure(res.status, res.text, t);
+    if (res.status < 200 || res.status >= 300) throw httpFailure(res.status, res.text, t, res.headers);
     const json = parseJson(res.text);
     if (json === undefined) throw new AttemptFailure('relay_upstream_bad_response', res.status, 'the answer is not JSON: ' + excerpt(res.text, t.secrets, 120), true);
     return { text: res.text, json };
@@ -97,12 +118,12 @@ export async function openStream(upstream: UpstreamClient, call: UpstreamCall, t
   let stream: UpstreamStream | null = null;
   try {
     stream = await upstream.stream({ ...requestOf(call, t, limits, signal), headers: { ...call.headers, accept: 'text/event-stream', ...t.headers }, idleMs: limits.idleMs });
-    if (stream.status < 200 || stream.status >= 300) throw httpFailure(stream.status, await stream.text().catch(() => ''), t);
+    if (stream.status < 200 || stream.status >= 300) throw httpFailure(stream.status, await stream.text().catch(() => ''), t, stream.headers);
     const batches = stream.batches()[Symbol.asyncIterator]();
     let held = '';
     while (!reader.output) {
       const next = await batches.next();
-      if (next.done) throw new AttemptFailure('relay_upstream_bad_response', stream.status, 'the stream ended before any output', true);
+      if (next.done) throw new AttemptFailure('relay_upstream_bad_response', stream.status, 'the stream ended before any output', true, { kind: 'stream' });
       for (const line of next.value) held += reader.line(line);
     }
     return { held, batches, stream };

@@ -2,44 +2,34 @@ import type { RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelaySummary, Rel
 import { AppError } from '../../kit/http/errors.js';
 import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
-import type { Actor } from '../audit/store.js';
 import type { AffinityService, RelayRequest } from '../affinity/service.js';
-import { setAutoStatus } from '../channels/auto-status.js';
-import { shouldDisable, type AutoRules } from '../channel-tests/rules.js';
 import type { GatewayContext } from '../context.js';
 import { asFailure, AttemptFailure, openStream, sendJson, type Limits } from './attempt.js';
+import type { Breaker } from './breaker.js';
+import { legsOf, type Leg } from './legs.js';
 import { logRowOf } from './log-store.js';
 import { callerName, summaryFromRow, type RelayLogWriter } from './log-writer.js';
 import { Plan } from './plan.js';
 import { costOf, type Price, type Pricing } from './pricing.js';
-import type { Routing, OpenChannel } from './routing.js';
+import type { OpenChannel, Routing } from './routing.js';
 import { textTokens } from './tokens.js';
-import { dialectFor } from './wire/index.js';
 import { chatToResponse, responsesUsage } from './wire/responses.js';
-import type { ChatCompletion, ChatUsage, Dialect } from './wire/types.js';
-
-const RELAY_ACTOR: Actor = { id: 0, name: 'system:relay' };
+import type { ChatCompletion, ChatUsage } from './wire/types.js';
 
 export interface RelayDeps {
   ctx: GatewayContext;
   upstream: UpstreamClient;
   routing: Routing;
+  breaker: Breaker;
   pricing: Pricing;
   affinity: AffinityService;
   log: RelayLogWriter;
-  rules: AutoRules;
   retries: number;
   limits: Limits;
+  backoff: { baseMs: number; maxMs: number };
   allowUnpriced: boolean;
-}
-
-/** The channel, key and model of one attempt. */
-interface Leg {
-  channel: OpenChannel;
-  keyIndex: number | null;
-  dialect: Dialect;
-  upstreamModel: string;
-  startedAt: number;
+  /** Whether a channel has spent its budget (and was disabled for it). */
+  spent(c: OpenChannel): Promise<boolean>;
 }
 
 /**
@@ -57,30 +47,28 @@ export class RelayEngine implements RelayPort {
     if (!price && !this.d.allowUnpriced) throw new AppError('relay_model_unpriced', { params: { model: plan.model } });
     const affinityRequest: RelayRequest = { model: plan.model, group: call.caller.group, path: plan.path, userAgent: call.headers?.['user-agent'], headers: call.headers, body: call.body, context: { caller: call.caller.subject } };
     const sticky = await this.d.affinity.lookup(affinityRequest);
-    let order = await this.d.routing.order(call.caller.group, plan.model, sticky?.channel_id ?? null);
-    if (sticky && sticky.skip_retry_on_failure && order[0] === sticky.channel_id) order = order.slice(0, 1);
-    if (!order.length) throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
-
     const attempts: RelayAttempt[] = [];
     let last: { failure: AttemptFailure; leg: Leg | null } | null = null;
-    for (const channelId of order) {
-      if (attempts.length > this.d.retries) break;
-      const channel = await this.d.routing.channel(channelId);
-      if (!channel) continue;
-      const keyIndex = this.d.routing.pickKey(channel);
-      const target = channel.target(keyIndex);
-      const leg: Leg = { channel, keyIndex, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[plan.model] ?? plan.model, startedAt: performance.now() };
+    const legs = legsOf(this.d, call.caller.group, plan.model, sticky?.channel_id ?? null, sticky?.skip_retry_on_failure === true);
+    for await (const leg of legs) {
+      if (attempts.length > this.d.retries) {
+        if (leg.probe) await this.d.breaker.endProbe(leg.probe);
+        break;
+      }
+      if (attempts.length > 0) await backoff(attempts.length, this.d.backoff, call.signal);
+      const target = leg.channel.target(leg.keyIndex);
       try {
         const answer = await this.attempt(plan, leg, price, attempts, startedAt);
         const served = answer.kind === 'json' ? Promise.resolve(answer.summary) : answer.summary;
-        void served.then((s) => this.remember(affinityRequest, sticky?.channel_id ?? null, s));
+        void served.then((s) => this.remember(affinityRequest, sticky?.channel_id ?? null, s, leg));
         return answer;
       } catch (e) {
         const failure = asFailure(e, target);
-        attempts.push({ channel_id: channelId, key_index: keyIndex, status: failure.status, error_code: failure.code, ms: Math.round(performance.now() - leg.startedAt) });
+        attempts.push({ channel_id: leg.channel.row.id, key_index: leg.keyIndex, status: failure.status, error_code: failure.code, ms: Math.round(performance.now() - leg.startedAt) });
         last = { failure, leg };
+        if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         if (call.signal?.aborted) break;
-        await this.applyRules(leg, failure);
+        await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);
         if (!failure.retryable) break;
       }
     }
@@ -195,27 +183,34 @@ export class RelayEngine implements RelayPort {
     return row ? summaryFromRow(row) : null;
   }
 
-  /** After a served call: the affinity entry (when the rules keep one) and its usage counters (G60). */
-  private async remember(r: RelayRequest, sticky: number | null, s: RelaySummary) {
-    if (s.error_code !== null || s.channel_id === null) return;
+  /**
+   * After a call ended: a served one closes a probed breaker and keeps the affinity entry (when the rules keep
+   * one) and its usage counters (G60); a stream that broke after output counts against its channel.
+   */
+  private async remember(r: RelayRequest, sticky: number | null, s: RelaySummary, leg: Leg) {
     try {
+      const guard = leg.probe ?? { row: leg.channel.row, keyIndex: leg.keyIndex };
+      if (s.error_code === 'relay_stream_interrupted') {
+        await this.d.breaker.failed(guard, new AttemptFailure(s.error_code, 0, 'the stream broke off after output began', false, { kind: 'stream' }), leg.probe !== null);
+      } else if (s.error_code === null) {
+        await this.d.breaker.served(guard, leg.probe !== null);
+      }
+      if (leg.probe) await this.d.breaker.endProbe(leg.probe);
+      if (s.error_code !== null || s.channel_id === null) return;
       if (sticky !== s.channel_id) await this.d.affinity.recordChosen(r, s.channel_id, sticky !== null);
       await this.d.affinity.recordUsage(r, { prompt_tokens: s.usage.prompt_tokens, completion_tokens: s.usage.completion_tokens, total_tokens: s.usage.total_tokens, cached_tokens: s.usage.cached_tokens });
     } catch (e) {
-      this.d.ctx.log.warn({ err: { message: (e as Error).message } }, 'relay: affinity not recorded');
+      this.d.ctx.log.warn({ err: { message: (e as Error).message } }, 'relay: breaker or affinity not updated after a call');
     }
   }
 
-  /** A failure feeds the automatic rules: a channel (or key) whose failure says its credential is bad is disabled. */
-  private async applyRules(leg: Leg, f: AttemptFailure) {
-    if (leg.channel.row.auto_ban !== 1) return;
-    const outcome = { ok: false as const, errorCode: f.upstreamCode ?? f.code, message: f.detail, ...(f.status ? { status: f.status } : {}) };
-    if (!shouldDisable(outcome, this.d.rules)) return;
-    const reason = `${outcome.errorCode}: ${f.detail}`.slice(0, 500);
+  /** A failed attempt feeds its channel's (or key's) breaker; the affinity entry naming that channel is dropped. */
+  private async afterFailure(leg: Leg, f: AttemptFailure, r: RelayRequest, sticky: number | null) {
     try {
-      if (await setAutoStatus(this.d.ctx, RELAY_ACTOR, 'relay', { channelId: leg.channel.row.id, disable: true, reason, keyIndex: leg.keyIndex })) this.d.routing.invalidate();
+      await this.d.breaker.failed(leg.probe ?? { row: leg.channel.row, keyIndex: leg.keyIndex }, f, leg.probe !== null);
+      if (sticky === leg.channel.row.id) await this.d.affinity.forget(r);
     } catch (e) {
-      this.d.ctx.log.warn({ err: { message: (e as Error).message }, channelId: leg.channel.row.id }, 'relay: automatic disable failed');
+      this.d.ctx.log.warn({ err: { message: (e as Error).message }, channelId: leg.channel.row.id }, 'relay: breaker not updated after a failure');
     }
   }
 
@@ -274,6 +269,21 @@ function completionText(c: ChatCompletion): string {
 function responseText(json: unknown): string {
   const output = (json as { output?: { content?: { text?: unknown }[]; arguments?: unknown }[] })?.output ?? [];
   return output.map((o) => (o.content ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') + (typeof o.arguments === 'string' ? o.arguments : '')).join('');
+}
+
+/** Waits base · 2^(n-1), capped, times a random factor in [0.5, 1) before the n-th retry; the caller leaving ends the wait. */
+function backoff(n: number, b: { baseMs: number; maxMs: number }, signal?: AbortSignal): Promise<void> {
+  const ms = Math.min(b.maxMs, b.baseMs * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The channel's status_code_mapping applied to what the caller is told ({"404": "500"}). */

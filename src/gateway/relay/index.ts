@@ -1,39 +1,70 @@
+import type { Runtime } from '../../runtime.js';
+import { memoryWindows, redisWindows } from '../../kit/cache/windows.js';
+import { jsonObject } from '../../kit/json/object.js';
+import { memoryInFlight, redisInFlight } from '../../kit/ratelimit/inflight.js';
 import { createUpstreamClient } from '../../kit/upstream/client.js';
 import type { AffinityService } from '../affinity/service.js';
 import type { ChannelService } from '../channels/service.js';
+import { STATUS } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { RatioSyncService } from '../ratio-sync/service.js';
+import { Breaker } from './breaker.js';
 import { RelayEngine } from './engine.js';
 import { RelayLogWriter } from './log-writer.js';
 import { Pricing } from './pricing.js';
-import { Routing } from './routing.js';
+import { Routing, type OpenChannel } from './routing.js';
 
-/** Builds the relay of a gateway app: its own upstream client (relay deadlines and caps), routing view, pricing and log. */
-export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; affinity: AffinityService; ratios: RatioSyncService }) {
+const BUDGET_ACTOR = { id: 0, name: 'system:budget' };
+
+/**
+ * Builds the relay of a gateway app: its own upstream client (relay deadlines and caps), breakers (shared
+ * through Redis when configured), routing view, pricing and log.
+ */
+export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; affinity: AffinityService; ratios: RatioSyncService }, runtime?: Pick<Runtime, 'redis'>) {
   const r = ctx.config.gateway.relay;
   const upstream = createUpstreamClient({
     policy: { allowPrivate: ctx.config.gateway.upstream.allowPrivate, allow: ctx.config.gateway.upstream.allow },
     timeoutMs: r.totalMs,
     maxBytes: r.maxResponseBytes,
   });
-  const routing = new Routing(s.channels, r.routeCacheMs);
+  const prefix = `${ctx.config.redisKeyPrefix}gateway:${ctx.installationId}:breaker:`;
+  const windows = runtime?.redis ? redisWindows(runtime.redis, prefix) : memoryWindows();
+  const probes = runtime?.redis ? redisInFlight(runtime.redis, `${prefix}probe:`, 300) : memoryInFlight();
+  let routing: Routing;
+  const breaker = new Breaker(ctx, windows, probes, () => routing.invalidate());
+  routing = new Routing(s.channels, breaker, r.routeCacheMs);
   const log = new RelayLogWriter(ctx.database, (deltas) => s.channels.addUsedQuota(deltas), ctx.log, r.logRetentionDays);
+
+  /** A channel whose `settings.quota_limit` its used quota has reached is disabled (by hand to re-enable). */
+  async function spent(c: OpenChannel): Promise<boolean> {
+    const limit = jsonObject(c.row.settings).quota_limit;
+    if (typeof limit !== 'number' || !(limit > 0)) return false;
+    const used = Number(c.row.used_quota) + log.pendingQuota(c.row.id);
+    if (used < limit) return false;
+    await s.channels.setStatus(BUDGET_ACTOR, 'relay', [c.row.id], STATUS.manual, { quota_limit: limit, used_quota: used }, `quota limit ${limit} reached (used ${used})`);
+    routing.invalidate();
+    return true;
+  }
+
   const engine = new RelayEngine({
     ctx,
     upstream,
     routing,
+    breaker,
     pricing: new Pricing({ ratios: () => s.ratios.current(), groupRatios: () => s.ratios.groupRatios() }, r.routeCacheMs),
     affinity: s.affinity,
     log,
-    rules: ctx.config.gateway.channelTest,
     retries: ctx.config.gateway.retryTimes,
     limits: { firstByteMs: r.firstByteMs, idleMs: r.idleMs, totalMs: r.totalMs, maxResponseBytes: r.maxResponseBytes },
+    backoff: { baseMs: r.backoffMs, maxMs: r.backoffMaxMs },
     allowUnpriced: r.allowUnpriced,
+    spent,
   });
   return {
     engine,
     log,
     routing,
+    breaker,
     async close() {
       await log.close();
       await upstream.close();

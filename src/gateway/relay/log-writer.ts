@@ -99,6 +99,11 @@ export class RelayLogWriter {
     }
   }
 
+  /** Quota recorded for a channel and not yet added to its used_quota. */
+  pendingQuota(channelId: number): number {
+    return this.quota.get(channelId) ?? 0;
+  }
+
   /** Writes everything recorded so far; resolves when it is stored (or failed and was put back). */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(() => this.write());
