@@ -50,7 +50,9 @@ export class RelayEngine implements RelayPort {
     const attempts: RelayAttempt[] = [];
     let last: { failure: AttemptFailure; leg: Leg | null } | null = null;
     const legs = legsOf(this.d, call.caller.group, plan.model, sticky?.channel_id ?? null, sticky?.skip_retry_on_failure === true);
-    for await (const leg of legs) {
+    let failedWith: number | undefined;
+    for (let next = await legs.next(); !next.done; next = await legs.next(failedWith)) {
+      const leg = next.value;
       if (attempts.length > this.d.retries) {
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         break;
@@ -66,6 +68,7 @@ export class RelayEngine implements RelayPort {
         const failure = asFailure(e, target);
         attempts.push({ channel_id: leg.channel.row.id, key_index: leg.keyIndex, status: failure.status, error_code: failure.code, ms: Math.round(performance.now() - leg.startedAt) });
         last = { failure, leg };
+        failedWith = failure.status || undefined;
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         if (call.signal?.aborted) break;
         await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);

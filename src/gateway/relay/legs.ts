@@ -21,12 +21,17 @@ export interface LegSource {
   spent(c: OpenChannel): Promise<boolean>;
 }
 
+/** Failures that belong to a key rather than its channel: another key of the channel may well answer. */
+const KEY_FAILURES = new Set([401, 403, 429]);
+
 /**
  * The channels (and keys) one call may try, in order, each at most once: the routing order without
  * channels paused by Retry-After or cooling down; a half-open channel or key only when a probe slot is free
- * (the caller releases it after the attempt with `breaker.endProbe(leg.probe)`).
+ * (the caller releases it after the attempt with `breaker.endProbe(leg.probe)`). The caller passes a
+ * failed attempt's HTTP status to `next()`: after a key's own failure (401, 403, 429) another key of the
+ * same multi-key channel is tried before the next channel.
  */
-export async function* legsOf(s: LegSource, group: string, model: string, preferred: number | null, onlyPreferred: boolean): AsyncGenerator<Leg> {
+export async function* legsOf(s: LegSource, group: string, model: string, preferred: number | null, onlyPreferred: boolean): AsyncGenerator<Leg, void, number | undefined> {
   let candidates = await s.routing.order(group, model, preferred);
   if (onlyPreferred && preferred !== null && candidates[0]?.id === preferred) candidates = candidates.slice(0, 1);
   const unusable = await s.breaker.unusable(candidates.map((c) => `ch:${c.id}`));
@@ -34,15 +39,20 @@ export async function* legsOf(s: LegSource, group: string, model: string, prefer
     if (unusable.has(`ch:${c.id}`)) continue;
     const channel = await s.routing.channel(c.id, c.probe);
     if (!channel || (await s.spent(channel))) continue;
-    const pick = await keyOf(s, channel, c.probe);
-    if (!pick) continue;
-    const target = channel.target(pick.keyIndex);
-    yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
+    const tried = new Set<number>();
+    for (;;) {
+      const pick = await keyOf(s, channel, c.probe, tried);
+      if (!pick) break;
+      const target = channel.target(pick.keyIndex);
+      const failedWith = yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
+      if (pick.keyIndex === null || failedWith === undefined || !KEY_FAILURES.has(failedWith)) break;
+      tried.add(pick.keyIndex);
+    }
   }
 }
 
 /** The key of one attempt: a half-open key when one may be probed, else an enabled key that is not paused. */
-async function keyOf(s: LegSource, c: OpenChannel, channelProbe: boolean): Promise<{ keyIndex: number | null; probe: Guarded | null } | null> {
+async function keyOf(s: LegSource, c: OpenChannel, channelProbe: boolean, tried: Set<number>): Promise<{ keyIndex: number | null; probe: Guarded | null } | null> {
   if (!c.multiKey) {
     const guard: Guarded = { row: c.row, keyIndex: null };
     if (channelProbe && !(await s.breaker.tryProbe(guard))) return null;
@@ -51,7 +61,7 @@ async function keyOf(s: LegSource, c: OpenChannel, channelProbe: boolean): Promi
   const now = Date.now();
   const dormant = c.dormantKeys.filter((k) => s.breaker.cooledDown(c.row, k.disabledAt, now)).map((k) => k.index);
   const unusable = await s.breaker.unusable([...c.keyIndexes, ...dormant].map((i) => guardId({ row: c.row, keyIndex: i })));
-  const usable = (i: number) => !unusable.has(guardId({ row: c.row, keyIndex: i }));
+  const usable = (i: number) => !tried.has(i) && !unusable.has(guardId({ row: c.row, keyIndex: i }));
   for (const index of dormant.filter(usable)) {
     const guard: Guarded = { row: c.row, keyIndex: index };
     if (await s.breaker.tryProbe(guard)) return { keyIndex: index, probe: guard };
