@@ -164,12 +164,13 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
       relay.routing.invalidate();
     }
   });
-  installOpsEndpoints(app, {
+  const registry = installOpsEndpoints(app, {
     name: 'gateway',
     readiness: { database: () => ctx.database.ping() },
     openapi: async () => buildOpenApi('Gateway API', await services.plugins.withState(registered)),
   });
   await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/gateway`, log: ctx.log });
+  relay.instrument(registry);
   services.updates.startSchedule();
   app.addHook('onClose', async () => {
     services.updates.stopSchedule();

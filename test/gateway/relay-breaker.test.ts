@@ -142,6 +142,17 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
     assert.equal(JSON.parse(row.channel_info).multi_key_status_list['1'], 3, 'its bad key is open');
   });
 
+  test('metrics: relayed calls, tokens, cost, attempts and breaker transitions', async () => {
+    const text = await (await fetch(`${s.url}/metrics`, s.ctx.config.opsToken ? { headers: { authorization: `Bearer ${s.ctx.config.opsToken}` } } : {})).text();
+    assert.match(text, /relay_calls_total\{[^}]*outcome="ok"[^}]*\} [1-9]/);
+    assert.match(text, /relay_tokens_total\{[^}]*kind="prompt"[^}]*\} [1-9]/);
+    assert.match(text, /relay_cost_quota_total\{[^}]*\} [1-9]/);
+    assert.match(text, /relay_upstream_attempts_total\{[^}]*outcome="relay_upstream_error"[^}]*\} [1-9]/);
+    assert.match(text, /relay_breaker_transitions_total\{[^}]*to="open"[^}]*\} [1-9]/);
+    assert.match(text, /relay_breaker_transitions_total\{[^}]*to="closed"[^}]*\} [1-9]/);
+    assert.match(text, /relay_latency_seconds_bucket\{[^}]*phase="total"/);
+  });
+
   test('a channel that spent its budget (settings.quota_limit) is disabled by hand-only status with the reason', async () => {
     const m = await model();
     const id = await channel('budget', m, { priority: 10, settings: JSON.stringify({ quota_limit: 30 }) });

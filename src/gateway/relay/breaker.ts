@@ -39,6 +39,9 @@ export class Breaker {
     private readonly onChange: () => void,
   ) {}
 
+  /** Told of every state change (the relay's metrics). */
+  onTransition: ((to: 'open' | 'closed' | 'reopened') => void) | null = null;
+
   private get settings(): BreakerConfig {
     return this.ctx.config.gateway.relay.breaker;
   }
@@ -95,7 +98,10 @@ export class Breaker {
     const credential = shouldDisable(outcome, rules);
     const reason = `${outcome.errorCode}: ${f.detail}`.slice(0, 400);
     if (probe) {
-      if (credential || this.counts(f)) await this.reopen(g, id);
+      if (credential || this.counts(f)) {
+        await this.reopen(g, id);
+        this.onTransition?.('reopened');
+      }
       return;
     }
     if (credential) return this.trip(g, id, reason);
@@ -109,7 +115,10 @@ export class Breaker {
   async served(g: Guarded, probe: boolean): Promise<void> {
     if (!probe) return;
     const id = guardId(g);
-    if (await setAutoStatus(this.ctx, BREAKER, 'relay', { channelId: g.row.id, disable: false, reason: 'breaker: a probe succeeded', keyIndex: g.keyIndex })) this.onChange();
+    if (await setAutoStatus(this.ctx, BREAKER, 'relay', { channelId: g.row.id, disable: false, reason: 'breaker: a probe succeeded', keyIndex: g.keyIndex })) {
+      this.onTransition?.('closed');
+      this.onChange();
+    }
     await this.windows.clear(`trips:${id}`);
     await this.windows.clear(`fail:${id}`);
   }
@@ -118,6 +127,7 @@ export class Breaker {
     if (!(await setAutoStatus(this.ctx, BREAKER, 'relay', { channelId: g.row.id, disable: true, reason, keyIndex: g.keyIndex }))) return;
     await this.windows.clear(`fail:${id}`);
     await this.reopen(g, id);
+    this.onTransition?.('open');
     this.onChange();
   }
 

@@ -8,7 +8,9 @@ import type { ChannelService } from '../channels/service.js';
 import { STATUS } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { RatioSyncService } from '../ratio-sync/service.js';
+import type { Registry } from 'prom-client';
 import { Breaker } from './breaker.js';
+import { RelayMetrics } from './metrics.js';
 import { RelayEngine } from './engine.js';
 import { RelayLogWriter } from './log-writer.js';
 import { Pricing } from './pricing.js';
@@ -65,6 +67,12 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
     log,
     routing,
     breaker,
+    /** Publishes the relay's metrics in the app's registry. */
+    instrument(registry: Registry) {
+      const metrics = new RelayMetrics(registry);
+      log.observer = (summary) => metrics.observe(summary);
+      breaker.onTransition = (to) => metrics.transition(to);
+    },
     async close() {
       await log.close();
       await upstream.close();

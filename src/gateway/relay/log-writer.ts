@@ -52,6 +52,8 @@ export class RelayLogWriter {
   private pruner: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   dropped = 0;
+  /** Sees every recorded call (the relay's metrics, once the app has its registry). */
+  observer: ((s: RelaySummary) => void) | null = null;
 
   constructor(
     private readonly database: Database<GatewayDB>,
@@ -66,6 +68,7 @@ export class RelayLogWriter {
   }
 
   record(s: RelaySummary, call: { caller: RelayCaller; format: RelayFormat; stream: boolean }) {
+    this.observer?.(s);
     this.rows.push({
       created_at: Date.now() - s.total_ms,
       request_id: s.request_id.slice(0, 64),
