@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
 import { createAccountContext } from './app.js';
-import { ROLE } from './db.js';
+import { ROLE, USER_STATUS } from './db.js';
 import { passwordProblem } from './users/password-policy.js';
 
 const ROLES: Record<string, number> = { user: ROLE.user, admin: ROLE.admin, root: ROLE.root };
@@ -64,6 +64,18 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
         await ctx.services.sessions.revokeAllOfUser(Number(u.id), 'admin_disabled');
       });
       console.log(`user ${o.username} disabled; all sessions revoked`);
+    });
+
+  user
+    .command('enable')
+    .description('let a disabled user sign in again (also how an account held by `import new-api` is released)')
+    .requiredOption('--username <username>')
+    .action(async (o) => {
+      await withCtx(async (ctx) => {
+        const u = await ctx.services.users.byUsernameOrThrow(o.username);
+        await ctx.services.users.setSecurity(Number(u.id), { status: USER_STATUS.enabled });
+      });
+      console.log(`user ${o.username} enabled`);
     });
 
   user

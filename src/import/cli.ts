@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
-import { formatReport, ImportSession, type TableReport } from '../kit/db/batch-import.js';
+import { formatReport, ImportSession, type Notice, type TableReport } from '../kit/db/batch-import.js';
 import { openSource, type Source } from '../kit/db/source.js';
 import { createAccountContext } from '../account/app.js';
 import { importAccount } from '../account/import/service.js';
@@ -44,18 +44,48 @@ async function gatewayPart(config: Config, runtime: Runtime, source: Source, o: 
   }
 }
 
-/** Runs the import and answers its report; the source is only read. */
-export async function importNewApi(boot: Boot, from: string, opts: Options): Promise<TableReport[]> {
+/** Tables new-api's GORM models create: a source with none of them is not a new-api database. */
+const NEW_API_TABLES = ['users', 'channels', 'abilities', 'tokens', 'logs', 'options', 'two_fas', 'two_fa_backup_codes', 'passkey_credentials', 'redemptions'];
+
+/**
+ * Refuses a source that cannot be new-api's database before anything is opened for writing: one with none of
+ * its tables (a wrong file, an empty database, a wrong schema), or without the table a part imports from.
+ */
+function checkSourceTables(tables: Set<string>, only?: string) {
+  if (!NEW_API_TABLES.some((t) => tables.has(t))) {
+    throw new Error("the source has none of new-api's tables (users, channels, …): check that --from names new-api's database; nothing was imported");
+  }
+  // Each part's own table, and what the other part would import on its own.
+  const needs = [
+    { part: 'account', table: 'users', other: '--only gateway imports its channels alone' },
+    { part: 'gateway', table: 'channels', other: '--only account imports its users alone' },
+  ];
+  for (const n of needs) {
+    if ((only === undefined || only === n.part) && !tables.has(n.table)) {
+      const hint = only === undefined ? ` (${n.other})` : '';
+      throw new Error(`the source has no ${n.table} table, so it is not a whole new-api database; nothing was imported${hint}`);
+    }
+  }
+}
+
+/** Runs the import and answers its report (the tables, then the users an admin must act on); the source is only read. */
+export async function importNewApi(boot: Boot, from: string, opts: Options): Promise<{ reports: TableReport[]; notices: Notice[] }> {
   if (opts.only !== undefined && !(PARTS as readonly string[]).includes(opts.only)) throw new Error('--only must be account or gateway');
   const { config, runtime } = boot();
   let source: Source | undefined;
   try {
     source = await openSource(from);
+    checkSourceTables(source.tables, opts.only);
     const reports: TableReport[] = [];
-    if (opts.only !== 'gateway') reports.push(...(await accountPart(config, runtime, source, opts)));
+    let notices: Notice[] = [];
+    if (opts.only !== 'gateway') {
+      const account = await accountPart(config, runtime, source, opts);
+      reports.push(...account.reports);
+      notices = account.notices;
+    }
     if (opts.only !== 'account') reports.push(...(await gatewayPart(config, runtime, source, opts)));
     for (const r of reports) if (r.table !== 'bindings' && !source.tables.has(r.table)) r.note = 'not present in the source';
-    return reports;
+    return { reports, notices };
   } finally {
     await source?.close();
     await runtime.close();
@@ -76,8 +106,8 @@ export function registerImportCommands(program: Command, boot: Boot) {
     .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string }) => {
       const batchSize = o.batchSize === undefined ? undefined : Number(o.batchSize);
       if (batchSize !== undefined && (!/^\d+$/.test(o.batchSize!) || batchSize < 1 || batchSize > 10_000)) throw new Error('--batch-size must be an integer 1-10000');
-      const reports = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize });
-      console.log(formatReport(reports, !!o.dryRun));
+      const { reports, notices } = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize });
+      console.log(formatReport(reports, !!o.dryRun, notices));
       const failed = reports.reduce((n, r) => n + r.failed, 0);
       if (failed) throw new Error(`${failed} rows were in batches that failed and were rolled back (see the report); run again after fixing the cause`);
     });

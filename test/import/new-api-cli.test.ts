@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
@@ -31,6 +32,27 @@ describe('import new-api: the command line', () => {
       const r = await importCli(s, `sqlite://${s.dataDir}/gateway.sqlite`, ...args);
       assert.match(r.error ?? '', message, args.join(' '));
     }
+    assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
+  });
+
+  test('a file without new-api\'s tables (an empty one here) exits 1 from the real entry point with a clear error; nothing is written', async () => {
+    const empty = `${s.dataDir}/empty.db`;
+    fs.writeFileSync(empty, '');
+    const dir = `${s.dataDir}/fresh-gateway`;
+    fs.mkdirSync(dir);
+    await assert.rejects(
+      exec(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', 'new-api', '--from', empty], {
+        env: { ...process.env, DATA_DIR: dir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, SESSION_SECRET, LOG_LEVEL: 'warn' },
+      }),
+      (e: any) => {
+        assert.equal(e.code, 1);
+        assert.match(e.stderr, /^error: the source has none of new-api's tables/);
+        assert.equal(e.stdout, '');
+        return true;
+      },
+    );
+    assert.deepEqual(fs.readdirSync(dir), [], 'not even the gateway database was created');
+    assert.equal(fs.statSync(empty).size, 0);
     assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
   });
 

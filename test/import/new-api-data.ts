@@ -32,11 +32,12 @@ export interface Filled {
 /**
  * Users 1–8 (alice: bcrypt, root, GitHub; bob: TOTP + backup codes, Telegram/WeChat/LinuxDO, invited by
  * alice; carol: two passkeys, Discord/OIDC and a custom provider; dave/frank: clash with local users;
- * erin: deleted; gina: undecodable TOTP secret; hank: unfinished 2FA setup) and channels 1–4 (single key,
- * multi-key, an unsupported type, a Vertex channel without region) with the reference's abilities.
+ * erin: deleted; gina: undecodable TOTP secret; hank: unfinished 2FA setup) and channels 1–5 (single key
+ * with channel_info as text, multi-key with it as GORM writes it, an unsupported type, a Vertex channel
+ * without region, a corrupt channel_info) with the reference's abilities.
  */
 export async function fill(src: NewApiDb): Promise<Filled> {
-  const { db, time, bool } = src;
+  const { db, time, bool, info } = src;
   const hashes = { alice: bcrypt.hashSync(ALICE_PASSWORD, 4), bob: bcrypt.hashSync(BOB_PASSWORD, 4), carol: bcrypt.hashSync(CAROL_PASSWORD, 4) };
   const user = (id: number, username: string, o: Record<string, unknown> = {}) => ({
     id, username, password: bcrypt.hashSync(`${username} pw`, 4), display_name: username.toUpperCase(), role: 1, status: 1, email: '',
@@ -83,7 +84,7 @@ export async function fill(src: NewApiDb): Promise<Filled> {
   });
   await db.insertInto('channels').values([
     channel(1, {
-      key: KEYS.single, openai_organization: 'org-1', test_model: 'gpt-4o-mini', name: 'primary', weight: 3, created_time: T0 + 1, test_time: T0 + 2,
+      key: KEYS.single, open_ai_organization: 'org-1', test_model: 'gpt-4o-mini', name: 'primary', weight: 3, created_time: T0 + 1, test_time: T0 + 2,
       response_time: 321, base_url: 'https://api.example.com', other: 'o', balance: 12.5, balance_updated_time: T0 + 3, models: 'gpt-4o,gpt-4o-mini',
       group: 'default, vip', used_quota: 777, model_mapping: '{"gpt-4o":"gpt-4o-2024"}', status_code_mapping: '', priority: 5, auto_ban: 0,
       other_info: '{"source":"x"}', tag: 'tagA', setting: '{"proxy":""}', param_override: '{"temperature":0}', header_override: null, remark: 'note',
@@ -91,10 +92,12 @@ export async function fill(src: NewApiDb): Promise<Filled> {
     }),
     channel(2, {
       type: 14, key: KEYS.multi.join('\n') + '\n', name: 'multi', models: 'claude-3', status: 3, priority: 1, weight: 7,
-      channel_info: JSON.stringify({ is_multi_key: true, multi_key_size: 3, multi_key_status_list: { 1: 3 }, multi_key_disabled_reason: { 1: 'quota' }, multi_key_disabled_time: { 1: T0 }, multi_key_polling_index: 2, multi_key_mode: 'polling' }),
+      channel_info: info(JSON.stringify({ is_multi_key: true, multi_key_size: 3, multi_key_status_list: { 1: 3 }, multi_key_disabled_reason: { 1: 'quota' }, multi_key_disabled_time: { 1: T0 }, multi_key_polling_index: 2, multi_key_mode: 'polling' })),
     }),
     channel(3, { type: 99, name: 'future type' }),
     channel(4, { type: 41, name: 'vertex without region', other: '' }),
+    // Cut short on SQLite; PostgreSQL and MySQL keep only valid JSON, so there it has the wrong types.
+    channel(5, { type: 14, key: KEYS.multi.join('\n'), name: 'corrupt info', channel_info: src.database.dialect === 'sqlite' ? info('{"is_multi_key":tr') : '{"is_multi_key":"yes","multi_key_size":"three"}' }),
   ]).execute();
   const ability = (group: string, model: string, channel_id: number, enabled: boolean, priority = 0, weight = 0, tag: string | null = null) => ({ group, model, channel_id, enabled: bool(enabled), priority, weight, tag });
   await db.insertInto('abilities').values([

@@ -20,7 +20,7 @@ export function newApiDdl(dialect: DialectName): string[] {
       ${q('group')} varchar(64) DEFAULT 'default', aff_code varchar(32) UNIQUE, aff_count bigint DEFAULT 0, aff_quota bigint DEFAULT 0,
       aff_history bigint DEFAULT 0, inviter_id bigint, deleted_at ${time}, linux_do_id text, setting text, remark varchar(255),
       stripe_customer varchar(64), created_at bigint, last_login_at bigint DEFAULT 0, auth_version bigint NOT NULL DEFAULT 1)`,
-    `CREATE TABLE channels (id ${pk}, type bigint DEFAULT 0, ${q('key')} text NOT NULL, openai_organization text, test_model text,
+    `CREATE TABLE channels (id ${pk}, type bigint DEFAULT 0, ${q('key')} text NOT NULL, open_ai_organization text, test_model text,
       status bigint DEFAULT 1, name text, weight bigint DEFAULT 0, created_time bigint, test_time bigint, response_time bigint,
       base_url text DEFAULT '', other text, balance real, balance_updated_time bigint, models text,
       ${q('group')} varchar(64) DEFAULT 'default', used_quota bigint DEFAULT 0, model_mapping text,
@@ -51,6 +51,8 @@ export interface NewApiDb {
   /** A time value as GORM writes it for this dialect. */
   time(unixSeconds: number): unknown;
   bool(v: boolean): unknown;
+  /** channel_info as GORM writes it: its Valuer answers bytes, which SQLite keeps as a BLOB; json text elsewhere. */
+  info(json: string): unknown;
 }
 
 export async function createNewApiDb(url: string): Promise<NewApiDb> {
@@ -63,5 +65,6 @@ export async function createNewApiDb(url: string): Promise<NewApiDb> {
     // GORM's SQLite driver stores times as text with nanoseconds and zone.
     time: (s) => (sqlite ? new Date(s * 1000).toISOString().replace('T', ' ').replace('Z', '000000+00:00') : new Date(s * 1000)),
     bool: (v) => (sqlite ? (v ? 1 : 0) : v),
+    info: (json) => (sqlite ? Buffer.from(json) : json),
   };
 }

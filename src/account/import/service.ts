@@ -1,26 +1,33 @@
-import type { ImportSession, TableReport } from '../../kit/db/batch-import.js';
+import type { ImportSession, Notice, TableReport } from '../../kit/db/batch-import.js';
 import { importMap } from '../../kit/db/import-map.js';
 import type { Source } from '../../kit/db/source.js';
 import type { AccountContext } from '../context.js';
 import { bindingRows, bindingsStep } from './bindings.js';
 import { backupCodesStep, passkeysStep, twoFactorStep } from './factors.js';
+import { heldUserIds, holdUsers, noticesOf } from './holds.js';
 import { linkInviters, usersStep } from './users.js';
 
 /**
  * The account half of `import new-api`: users (bcrypt hashes kept), their provider identities, TOTP
  * secrets with backup codes, and passkeys, in that order (each later table finds its users in the import map).
+ * A user whose enabled 2FA cannot come along is held (holds.ts); the notices name the users an admin must
+ * act on.
  */
-export async function importAccount(ctx: AccountContext, source: Source, session: ImportSession): Promise<TableReport[]> {
+export async function importAccount(ctx: AccountContext, source: Source, session: ImportSession): Promise<{ reports: TableReport[]; notices: Notice[] }> {
   const name = session.opts.source;
   const users = await source.rows('users');
+  const twoFas = await source.rows('two_fas');
+  const held = heldUserIds(twoFas);
   const changedUsers = new Set<number>();
-  const reports: TableReport[] = [await session.run(usersStep(users, changedUsers))];
+  const reports: TableReport[] = [await session.run(usersStep(users, changedUsers, name, held))];
   await session.batch(async (trx) => linkInviters(trx, users, await importMap.all(trx, name, 'users')));
+  await session.batch((trx) => holdUsers(trx, name, held, changedUsers));
   const bindings = bindingRows(users, await source.rows('user_oauth_bindings'), await source.rows('custom_oauth_providers'));
   reports.push(await session.run(bindingsStep(bindings, name)));
-  reports.push(await session.run(twoFactorStep(await source.rows('two_fas'), name, ctx.services.twoFactor.sealSecret)));
+  reports.push(await session.run(twoFactorStep(twoFas, name, ctx.services.twoFactor.sealSecret)));
   reports.push(await session.run(backupCodesStep(await source.rows('two_fa_backup_codes'), name)));
   reports.push(await session.run(passkeysStep(await source.rows('passkey_credentials'), name, ctx.config.passkey.rpId)));
+  const notices = await session.batch((trx) => noticesOf(trx, name, users));
   if (!session.opts.dryRun) for (const id of changedUsers) await ctx.invalidateUser(id);
-  return reports;
+  return { reports, notices };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { skip, type TableStep } from '../../kit/db/batch-import.js';
+import { importMap } from '../../kit/db/import-map.js';
 import { int, text, unixSeconds } from '../../kit/db/source.js';
 import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
 import { usersStore } from '../users/store.js';
@@ -10,6 +11,17 @@ export type SourceRow = Record<string, unknown>;
 const ROLES = new Set<number>([ROLE.user, ROLE.admin, ROLE.root]);
 const HASH = /^(\$2[aby]\$\d\d\$|\$argon2id?\$)/;
 
+/** The import map's kind marking a user held by the import (see holds.ts); no later run enables it. */
+export const HELD_KIND = 'users:held';
+
+/** Why a new-api password hash cannot be used here (null when it can: bcrypt or argon2). */
+export function passwordIssue(hash: string): string | null {
+  if (HASH.test(hash)) return null;
+  if (!hash) return 'empty password';
+  if (/^[0-9a-f]{32}$/i.test(hash)) return 'an MD5 hash (not accepted here)';
+  return 'a password hash of an unknown kind';
+}
+
 /** A new-api user's fields as ours hold them (the reference's roles and statuses are the same numbers). */
 export function userFields(s: SourceRow) {
   const hash = text(s.password);
@@ -19,7 +31,7 @@ export function userFields(s: SourceRow) {
     display_name: text(s.display_name).trim() || text(s.username).trim(),
     email: email || null,
     // bcrypt hashes are kept as they are: the next password login checks and replaces them by argon2id.
-    password_hash: HASH.test(hash) ? hash : null,
+    password_hash: passwordIssue(hash) ? null : hash,
     role: int(s.role, ROLE.user),
     status: int(s.status, USER_STATUS.enabled) === USER_STATUS.enabled ? USER_STATUS.enabled : USER_STATUS.disabled,
     group: text(s.group).trim() || 'default',
@@ -54,9 +66,10 @@ async function conflict(trx: Kysely<any>, f: { username?: string; email?: string
 /**
  * new-api `users` → our users. Soft-deleted users stay behind; a username or email already held by a
  * local user leaves the row out (no merging of accounts). A role, status or password change on a later
- * run bumps auth_version, so sessions opened under the old values end.
+ * run bumps auth_version, so sessions opened under the old values end. A user in `held` (source ids whose
+ * second factor cannot come along) is written disabled, and no run enables a held user.
  */
-export function usersStep(rows: SourceRow[], changedUsers: Set<number>): TableStep<SourceRow> {
+export function usersStep(rows: SourceRow[], changedUsers: Set<number>, source: string, held: Set<string>): TableStep<SourceRow> {
   return {
     table: 'users',
     rows,
@@ -71,6 +84,7 @@ export function usersStep(rows: SourceRow[], changedUsers: Set<number>): TableSt
       const free = code && code.length <= 32 && !(await trx.selectFrom('users').select('id').where('aff_code', '=', code).executeTakeFirst());
       return usersStore.insert(trx, {
         ...f,
+        status: held.has(String(s.id)) ? USER_STATUS.disabled : f.status,
         aff_code: free ? code : affCode(),
         inviter_id: null,
         auth_version: 1,
@@ -83,9 +97,11 @@ export function usersStep(rows: SourceRow[], changedUsers: Set<number>): TableSt
       const f = userFields(s) as Record<string, unknown>;
       const patch: Record<string, unknown> = {};
       for (const k of changed) if (k in f) patch[k] = f[k];
+      if (patch.status === USER_STATUS.enabled && (held.has(String(s.id)) || (await importMap.get(trx, source, HELD_KIND, String(s.id))))) delete patch.status;
       const c = await conflict(trx, patch as { username?: string; email?: string | null }, localId);
       if (c) return skip(c);
-      const security = changed.some((k) => k === 'role' || k === 'status' || k === 'password_hash');
+      if (Object.keys(patch).length === 0) return;
+      const security = Object.keys(patch).some((k) => k === 'role' || k === 'status' || k === 'password_hash');
       let q = trx.updateTable('users').set(patch).where('id', '=', localId);
       if (security) q = q.set((eb: any) => ({ auth_version: eb('auth_version', '+', 1) }));
       await q.execute();

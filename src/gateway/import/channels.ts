@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../../kit/http/errors.js';
-import { skip, type Skip } from '../../kit/db/batch-import.js';
+import { skip, Skip } from '../../kit/db/batch-import.js';
 import { int, text, unixSeconds } from '../../kit/db/source.js';
 import type { ChannelRow } from '../channels/store.js';
-import { MAX_TYPE, parseInfo, resizeInfo, splitKeys, STATUS } from '../channels/types.js';
+import { MAX_TYPE, resizeInfo, splitKeys, STATUS } from '../channels/types.js';
 import { groupText, normalizeJson, validateChannel } from '../channels/validate.js';
+import { readChannelInfo } from './channel-info.js';
 
 export type SourceRow = Record<string, unknown>;
 
@@ -14,26 +15,22 @@ export interface MappedChannel {
   keyText: string;
 }
 
-/** A JSON column: PostgreSQL's json type arrives parsed, SQLite and MySQL text arrives as text. */
-function jsonText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
-}
-
 const nullable = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 /**
  * A new-api `channels` row as our channel model holds it. The columns are the same (ours were modelled on
  * the reference); the differences are the normalisations G02 applies: groups trimmed and de-duplicated,
  * empty JSON settings as NULL, a multi-key channel's keys one per line with its per-key state kept inside
- * the key count. Answers a Skip for what G02 would refuse.
+ * the key count. Answers a Skip for what G02 would refuse and for a channel_info new-api could not read.
  */
 export function mapChannel(s: SourceRow): MappedChannel | Skip {
   const type = int(s.type, 0);
   if (type < 0 || type > MAX_TYPE) return skip(`unsupported channel type ${type}`);
   const rawKey = text(s.key);
   if (!rawKey.trim()) return skip('the channel has no key');
-  let info = parseInfo(jsonText(s.channel_info));
+  const read = readChannelInfo(s.channel_info);
+  if (read instanceof Skip) return read;
+  let info = read;
   let keyText = rawKey.trim();
   if (info.is_multi_key) {
     const keys = splitKeys(rawKey);
@@ -44,7 +41,8 @@ export function mapChannel(s: SourceRow): MappedChannel | Skip {
   const tag = text(s.tag).trim();
   const row: Omit<ChannelRow, 'id' | 'key'> = {
     type,
-    openai_organization: nullable(s.openai_organization),
+    // GORM names the column of OpenAIOrganization open_ai_organization.
+    openai_organization: nullable(s.open_ai_organization),
     test_model: nullable(s.test_model),
     status: status === STATUS.enabled || status === STATUS.manual || status === STATUS.auto ? status : STATUS.manual,
     name: text(s.name),

@@ -47,6 +47,13 @@ export interface TableReport {
   note?: string;
 }
 
+/** Rows an operator must act on, listed after the tables: a heading, what to do, then each row. */
+export interface Notice {
+  heading: string;
+  action: string;
+  items: Problem[];
+}
+
 export interface ImportOptions {
   /** Names the other system in the import map (e.g. its product name). */
   source: string;
@@ -157,8 +164,11 @@ function describe(e: unknown): string {
 
 const MAX_PROBLEM_LINES = 50;
 
-/** The report as text: one line of counts per table, then the rows left out and why. */
-export function formatReport(reports: TableReport[], dryRun: boolean): string {
+/**
+ * The report as text: one line of counts per table, then the rows left out and why; then each notice that
+ * has rows, every row listed (an operator acts on each).
+ */
+export function formatReport(reports: TableReport[], dryRun: boolean, notices: Notice[] = []): string {
   const lines: string[] = [dryRun ? 'dry run: nothing was written; this is what an import would do' : 'import finished'];
   for (const r of reports) {
     const counts = [`read ${r.read}`, `imported ${r.imported}`, `updated ${r.updated}`, `unchanged ${r.unchanged}`, `skipped ${r.skipped}`];
@@ -168,6 +178,11 @@ export function formatReport(reports: TableReport[], dryRun: boolean): string {
     for (const p of r.problems.slice(0, MAX_PROBLEM_LINES)) lines.push(`  ${p.id}: ${p.reason}`);
     const more = Math.max(0, r.problems.length - MAX_PROBLEM_LINES) + (r.unlisted ?? 0);
     if (more) lines.push(`  … and ${more} more`);
+  }
+  for (const n of notices) {
+    if (!n.items.length) continue;
+    lines.push(`${n.heading}: ${n.items.length}`, `  what to do: ${n.action}`);
+    for (const p of n.items) lines.push(`  ${p.id}: ${p.reason}`);
   }
   return lines.join('\n');
 }
