@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { UpstreamTarget } from '../../upstream/target.js';
+import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
 import { anthropicDialect } from './anthropic.js';
 import { UpstreamPayloadError, type ChatBody, type ChatChunk, type Json } from './types.js';
 
@@ -12,22 +12,7 @@ const fixture = <T = Json>(name: string): T => JSON.parse(fixtureText(name));
 
 const MODEL = 'claude-sonnet-4-5';
 
-const target: UpstreamTarget = {
-  channelId: 7,
-  name: 'anthropic',
-  type: 14,
-  baseUrl: 'https://api.anthropic.com',
-  key: 'sk-ant-test',
-  keyIndex: null,
-  secrets: ['sk-ant-test'],
-  headers: {},
-  organization: null,
-  other: '',
-  settings: {},
-  modelMapping: {},
-  testModel: null,
-  models: [],
-};
+const target: UpstreamTarget = inputTarget({ type: 14, base_url: 'https://api.anthropic.com', key: 'sk-ant-test' });
 
 const chatBody = (overrides: Json = {}): ChatBody => ({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], ...overrides });
 const requestBody = (body: ChatBody, stream = false) => anthropicDialect.chat(target, body, stream).body as Json;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { UpstreamTarget } from '../../upstream/target.js';
+import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
 import { geminiDialect } from './gemini.js';
 import { UpstreamPayloadError, type ChatBody, type ChatChunk, type EmbeddingsBody } from './types.js';
 
@@ -11,22 +11,7 @@ const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/re
 const text = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
 const json = (name: string) => JSON.parse(text(name));
 
-const target: UpstreamTarget = {
-  channelId: 1,
-  name: 'gemini',
-  type: 24,
-  baseUrl: 'https://generativelanguage.googleapis.com',
-  key: 'AIzaSy-test-key',
-  keyIndex: null,
-  secrets: ['AIzaSy-test-key'],
-  headers: {},
-  organization: null,
-  other: '',
-  settings: {},
-  modelMapping: {},
-  testModel: null,
-  models: [],
-};
+const target: UpstreamTarget = inputTarget({ type: 24, base_url: 'https://generativelanguage.googleapis.com', key: 'AIzaSy-test-key' });
 
 const JSON_HEADERS = { 'x-goog-api-key': 'AIzaSy-test-key', accept: 'application/json', 'content-type': 'application/json' };
 

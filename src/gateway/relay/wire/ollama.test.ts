@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { UpstreamTarget } from '../../upstream/target.js';
+import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
 import { ollamaDialect } from './ollama.js';
 import { UpstreamPayloadError, type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type Json } from './types.js';
 
@@ -10,22 +10,7 @@ const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/re
 const fixtureText = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
 const fixture = <T = Json>(name: string): T => JSON.parse(fixtureText(name));
 
-const target = (key = ''): UpstreamTarget => ({
-  channelId: 4,
-  name: 'ollama',
-  type: 4,
-  baseUrl: 'http://localhost:11434',
-  key,
-  keyIndex: null,
-  secrets: key ? [key] : [],
-  headers: {},
-  organization: null,
-  other: '',
-  settings: {},
-  modelMapping: {},
-  testModel: null,
-  models: [],
-});
+const target = (key = ''): UpstreamTarget => inputTarget({ type: 4, base_url: 'http://localhost:11434', key });
 
 const chatBody = (overrides: Json = {}): ChatBody => ({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }], ...overrides });
 const requestBody = (body: ChatBody, stream = false) => ollamaDialect.chat(target(), body, stream).body as Json;
