@@ -22,7 +22,9 @@ export function renderOperationsDoc(): string {
     'Rows `plugin:<key>:<n>` are routes of the task plugins shipped in `plugins/`, in their default state',
     '(`disabled` until G72 enables the plugin); `npm run manifest` also lists those installed in `GATEWAY_PLUGIN_DIR`.',
     'The edge serves SPEC\'s archived machine-facing public API (E01) and the placeholder routes of SPEC\'s coverage',
-    'notes (EP01–EP12, declared in src/contract/coverage.ts), which answer 501 `api_not_implemented`.',
+    'notes (EP01–EP12, declared in src/contract/coverage.ts), which answer 501 `api_not_implemented`. The account',
+    'service answers the same 501 on the routes new-api\'s own dashboard calls outside SPEC (AP01–AP48, declared in',
+    'src/contract/dashboard-routes.ts) after their authentication; AS01–AS04 are what that dashboard needs to sign in.',
     '',
   ];
   for (const deployable of ['account', 'gateway', 'edge']) {

@@ -21,6 +21,9 @@ import { createFlowsService } from './flows/service.js';
 import { accountRoutes } from './routes.js';
 import { installSecondFactor, securityBucket } from './verification/install.js';
 import { createEmailOAuthServices } from './oauth/wiring.js';
+import { createSelfService } from './dashboard/self.js';
+import { aliasRoutes } from '../contract/coverage.js';
+import { dashboardPlaceholderOperations } from '../contract/dashboard-routes.js';
 
 const INVALIDATE = 'account:invalidate';
 
@@ -53,6 +56,7 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
   ctx.services.flows = createFlowsService(ctx);
   installSecondFactor(ctx);
   ctx.services.emailOAuth = createEmailOAuthServices(ctx);
+  ctx.services.self = createSelfService(ctx);
   await runtime.bus.subscribe(INVALIDATE, (m) => {
     if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
     else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));
@@ -74,6 +78,8 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     authenticate: authenticateAccount,
     enabledOperations: config.enabledOperations.filter((id) => id.startsWith('A')),
     guards: { originGuard },
+    extra: dashboardPlaceholderOperations(),
+    aliases: aliasRoutes('account'),
     rateLimits: {
       critical: ipBucket(ctx.limiter, 'critical', rl.critical, rl.criticalDuration, rl.criticalEnabled),
       refresh: ipBucket(ctx.limiter, 'refresh', rl.refresh, rl.refreshDuration, rl.criticalEnabled),
@@ -82,6 +88,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
   });
   installOpsEndpoints(app, {
     name: 'account',
+    access: { token: config.opsToken, behindProxy: config.trustProxy },
     readiness: {
       database: () => ctx.database.ping(),
       ...(runtime.redis ? { redis: async () => void (await runtime.redis!.ping()) } : {}),
@@ -119,5 +126,5 @@ function consoleSettings(ctx: AccountContext) {
 
 /** The registered account operations without opening anything (for the manifest). */
 export function accountOperations() {
-  return operationsOf('account', accountRoutes);
+  return [...operationsOf('account', accountRoutes), ...dashboardPlaceholderOperations()];
 }

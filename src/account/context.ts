@@ -14,6 +14,7 @@ import type { EmailOAuthServices } from './oauth/wiring.js';
 import type { TwoFactorService } from './two-factor/service.js';
 import type { VerificationService } from './verification/service.js';
 import type { PasskeysService } from './passkeys/service.js';
+import type { SelfService } from './dashboard/self.js';
 
 /** What a login needs after the first factor passed: a session, or a second-step challenge. */
 export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
@@ -55,6 +56,8 @@ export interface AccountServices {
   passkeys: PasskeysService;
   /** Mail, email codes, password reset, OAuth, WeChat, Telegram and bindings. */
   emailOAuth: EmailOAuthServices;
+  /** The caller's own profile, display name and password (what new-api's dashboard edits). */
+  self: SelfService;
 }
 
 export interface AccountContext {

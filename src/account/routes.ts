@@ -6,6 +6,7 @@ import { twoFactorRoutes } from './two-factor/routes.js';
 import { verificationRoutes } from './verification/routes.js';
 import { passkeyRoutes } from './passkeys/routes.js';
 import { emailOAuthRoutes } from './oauth/all-routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 
 /** Every implemented account operation; the registry marks the rest planned. */
-export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes, ...passkeyRoutes, ...emailOAuthRoutes];
+export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes, ...passkeyRoutes, ...emailOAuthRoutes, ...dashboardRoutes];

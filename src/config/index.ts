@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { loadMailOAuthConfig } from './mail-oauth.js';
 import { relayConfig } from './relay.js';
 import { edgeRunsConfig } from './edge-runs.js';
+import { operationPermissionOverrides } from './operation-permissions.js';
 import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
 
 /**
@@ -189,6 +190,8 @@ export function loadConfig(env: Env = process.env) {
   const sessionSecret = str(env, 'SESSION_SECRET', '');
   if (production && !sessionSecret) throw new ConfigError('SESSION_SECRET is required when NODE_ENV=production');
   if (sessionSecret && sessionSecret.length < 32) throw new ConfigError('SESSION_SECRET must be at least 32 characters');
+  const opsToken = str(env, 'OPS_TOKEN', '');
+  if (opsToken && opsToken.length < 32) throw new ConfigError('OPS_TOKEN must be at least 32 characters');
   const gatewaySecretKey = str(env, 'GATEWAY_SECRET_KEY', '');
   if (gatewaySecretKey && !/^[0-9a-fA-F]{64}$/.test(gatewaySecretKey)) {
     throw new ConfigError('GATEWAY_SECRET_KEY must be 64 hex characters (32 bytes)');
@@ -211,6 +214,8 @@ export function loadConfig(env: Env = process.env) {
       databaseUrl: databaseUrl(env, 'GATEWAY_DATABASE_URL', dataDir, 'gateway.sqlite'),
       secretKey: gatewaySecretKey,
       adminPermissions: gatewayPermissions(env, 'GATEWAY_ADMIN_PERMISSIONS', 'authz.ChannelRead,authz.ChannelOperate,authz.ChannelWrite'),
+      /** Overrides of the registry's operatorPermission (prefill groups, deployments, G60): id → permission or null. */
+      operationPermissions: operationPermissionOverrides(env, GATEWAY_PERMISSIONS, (m) => new ConfigError(m)),
       /** Channels tried after the first one fails before any output (the relay; G26 reports it). */
       retryTimes: int(env, 'GATEWAY_RETRY_TIMES', 2, 0, 10),
       /** The data plane: internal API, deadlines, caps, relay log (src/config/relay.ts). */
@@ -261,6 +266,8 @@ export function loadConfig(env: Env = process.env) {
     sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', false),
     sessionTrustedOrigins: origins(env, 'SESSION_TRUSTED_ORIGINS'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    /** Bearer token for /metrics and /api/openapi.json; empty: they answer direct loopback peers only. */
+    opsToken,
     /** Folder of the web console builds (<dir>/account, <dir>/gateway); empty: web/dist of the checkout. */
     consoleDir: str(env, 'CONSOLE_DIR', '') ? path.resolve(str(env, 'CONSOLE_DIR', '')) : '',
     passwordLoginEnabled: bool(env, 'PASSWORD_LOGIN_ENABLED', true),
@@ -292,6 +299,8 @@ export function loadConfig(env: Env = process.env) {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 262144, 1024, 64 * 1024 * 1024),
     securityProofTtlSeconds: int(env, 'SECURITY_PROOF_TTL_SECONDS', 300, 10, 3600),
     totpIssuer: str(env, 'TOTP_ISSUER', 'New API'),
+    /** The site name new-api's dashboard shows (AS01 `system_name`). */
+    systemName: str(env, 'SYSTEM_NAME', 'New API'),
     securityRateLimit: int(env, 'SECURITY_RATE_LIMIT', 30, 1),
     securityRateLimitDuration: int(env, 'SECURITY_RATE_LIMIT_DURATION', 300, 1),
     passkey: passkeyConfig(env),

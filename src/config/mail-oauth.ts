@@ -147,6 +147,8 @@ export function loadMailOAuthConfig(env: Env) {
       enabled: flag(env, 'WECHAT_AUTH_ENABLED', Boolean(wechatAddress)),
       serverAddress: wechatAddress,
       serverToken: s(env, 'WECHAT_SERVER_TOKEN'),
+      /** The official account's QR code new-api's dashboard shows for WeChat login (AS01 `wechat_qrcode`). */
+      qrcodeImageUrl: url(env, 'WECHAT_QRCODE_IMAGE_URL'),
     },
     telegram: {
       botToken: s(env, 'TELEGRAM_BOT_TOKEN'),

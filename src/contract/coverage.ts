@@ -26,23 +26,25 @@ export const placeholderRoutes: { id: string; method: HttpMethod; path: string; 
 
 /** The placeholder routes as registered operations of the edge, state `placeholder`. */
 export function placeholderOperations(): RegisteredOperation[] {
-  return placeholderRoutes.map((r) => {
-    const spec: OperationSpec = { ...r, deployable: 'edge', auth: 'developer' };
-    return {
-      spec,
-      state: 'placeholder',
-      impl: {
-        id: r.id,
-        // Before the body is parsed: a multipart upload gets the same 501, not a 415.
-        gate: async () => {
-          throw new AppError('api_not_implemented');
-        },
-        handler: async () => {
-          throw new AppError('api_not_implemented');
-        },
+  return placeholderRoutes.map((r) => placeholderOperation({ ...r, deployable: 'edge', auth: 'developer' }));
+}
+
+/** A route answered 501 `api_not_implemented` after its authentication, state `placeholder`. */
+export function placeholderOperation(spec: OperationSpec): RegisteredOperation {
+  return {
+    spec,
+    state: 'placeholder',
+    impl: {
+      id: spec.id,
+      // Before the body is parsed: a multipart upload gets the same 501, not a 415.
+      gate: async () => {
+        throw new AppError('api_not_implemented');
       },
-    };
-  });
+      handler: async () => {
+        throw new AppError('api_not_implemented');
+      },
+    },
+  };
 }
 
 /**
@@ -62,8 +64,26 @@ export const referenceRoutes: { id: string; method: HttpMethod; path: string; de
   { id: 'R09', method: 'POST', path: '/videoa/v1/videos/image2video', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
   { id: 'R10', method: 'GET', path: '/videoa/v1/videos/image2video/:task_id', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
   { id: 'R11', method: 'POST', path: '/videob/', deployable: 'edge', state: 'reference-only', summary: 'Kept in the reference only (no task plugin registers it): not served' },
-  { id: 'R12', method: 'POST', path: '/v1beta/models/:model:generateContent', deployable: 'edge', state: 'reference-only', summary: 'The reference handles it in its generic relay route /v1beta/models/*path; this product has no relay: not served' },
+  { id: 'R12', method: 'POST', path: '/v1beta/models/:model:generateContent', deployable: 'edge', state: 'reference-only', summary: 'The reference handles it in its generic relay route /v1beta/models/*path; here the gateway relay speaks it internally (GR06) but the edge does not serve it: not served' },
+  // The reference's own paths of SPEC's renamed social (WeChat) and chat-bot (Telegram) routes, which its dashboard calls.
+  { id: 'R13', method: 'GET', path: '/api/oauth/wechat', deployable: 'account', state: 'alias', servedBy: 'A09', summary: 'The reference\'s WeChat login path: served by A09 (same handler, auth and limits)' },
+  { id: 'R14', method: 'POST', path: '/api/oauth/wechat/bind', deployable: 'account', state: 'alias', servedBy: 'A10', summary: 'The reference\'s WeChat binding path: served by A10 (same handler, auth, proof and limits)' },
+  { id: 'R15', method: 'GET', path: '/api/oauth/telegram/login', deployable: 'account', state: 'alias', servedBy: 'A08', summary: 'The reference\'s Telegram login path: served by A08 (same handler, auth and limits)' },
+  { id: 'R16', method: 'POST', path: '/api/oauth/telegram/bind/start', deployable: 'account', state: 'alias', servedBy: 'A07', summary: 'The reference\'s Telegram binding start: served by A07 (same handler, auth and limits)' },
 ];
+
+const routePattern = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);
+
+/**
+ * Aliases whose path the target operation's own route does not match: each is registered as one more
+ * route of that operation (src/contract/registry.ts). The others (R01–R04, R06) reach the target already.
+ */
+export function aliasRoutes(deployable: Deployable): { id: string; method: HttpMethod; path: string; servedBy: string }[] {
+  return referenceRoutes
+    .filter((r) => r.deployable === deployable && r.state === 'alias' && r.servedBy)
+    .filter((r) => !routePattern(target(r.servedBy)!.path).test(r.path))
+    .map((r) => ({ id: r.id, method: r.method, path: r.path, servedBy: r.servedBy! }));
+}
 
 const target = (id?: string) => operations.find((o) => o.id === id);
 

@@ -116,3 +116,48 @@ test('a planned operation authenticates first, then answers 501 NOT_IMPLEMENTED;
   assert.equal(disabled.json().code, 'OPERATION_DISABLED');
   await app.close();
 });
+
+test('an alias is one more route of its operation (same auth and handler); an absent body can stand for {}', async () => {
+  const { Type } = await import('@sinclair/typebox');
+  const { createHttpApp } = await import('../kit/http/app.js');
+  const { createLogger } = await import('../kit/log/logger.js');
+  const { errorCatalog } = await import('./errors/index.js');
+  const { AppError } = await import('../kit/http/errors.js');
+  const { registerOperations } = await import('./registry.js');
+  const { aliasRoutes } = await import('./coverage.js');
+  assert.deepEqual(aliasRoutes('account').map((a) => `${a.id} ${a.method} ${a.path} → ${a.servedBy}`), [
+    'R13 GET /api/oauth/wechat → A09',
+    'R14 POST /api/oauth/wechat/bind → A10',
+    'R15 GET /api/oauth/telegram/login → A08',
+    'R16 POST /api/oauth/telegram/bind/start → A07',
+  ]);
+  assert.deepEqual(aliasRoutes('gateway'), [], 'GET /api/task/ reaches GS03 by its own route');
+
+  const app = createHttpApp({ logger: createLogger('silent'), trustProxy: false, bodyLimit: 1024, catalog: errorCatalog });
+  const wiring = {
+    deployable: 'account' as const,
+    implementations: [
+      implement('A10', { schema: { body: Type.Object({ code: Type.String() }) }, handler: async (req) => ({ success: true, body: req.body }) }),
+      implement('A37', { schema: { body: Type.Optional(Type.Object({ rp_id: Type.Optional(Type.String()) })) }, bodyMayBeAbsent: true, handler: async (req) => ({ body: req.body }) }),
+    ],
+    enabledOperations: [],
+    rateLimits: {},
+    authenticate: async (req: import('fastify').FastifyRequest, spec: { auth: string }) => {
+      if (spec.auth !== 'none' && req.headers.authorization !== 'Bearer ok') throw new AppError('AUTH_UNAUTHORIZED');
+    },
+    aliases: [{ id: 'R14', method: 'POST' as const, path: '/api/oauth/wechat/bind', servedBy: 'A10' }],
+  };
+  registerOperations(app, wiring);
+  const post = (url: string, headers: Record<string, string> = {}, payload?: string) => app.inject({ method: 'POST', url, headers, payload });
+  assert.equal((await post('/api/oauth/wechat/bind', { 'content-type': 'application/json' }, '{"code":"c"}')).statusCode, 401);
+  const viaAlias = await post('/api/oauth/wechat/bind', { authorization: 'Bearer ok', 'content-type': 'application/json' }, '{"code":"c"}');
+  assert.deepEqual(viaAlias.json(), { success: true, body: { code: 'c' } });
+  assert.equal((await post('/api/oauth/wechat/bind', { authorization: 'Bearer ok' })).statusCode, 400, 'A10 keeps its required body');
+  assert.deepEqual((await post('/api/user/passkey/register/begin', { authorization: 'Bearer ok' })).json(), { body: {} });
+  await app.close();
+
+  const clash = createHttpApp({ logger: createLogger('silent'), trustProxy: false, bodyLimit: 1024, catalog: errorCatalog });
+  assert.throws(() => registerOperations(clash, { ...wiring, aliases: [{ id: 'X', method: 'POST', path: '/api/user/2fa/setup', servedBy: 'A10' }] }), /route conflict/);
+  assert.throws(() => registerOperations(clash, { ...wiring, aliases: [{ id: 'X', method: 'GET', path: '/api/x', servedBy: 'A10' }] }), /not a GET operation/);
+  await clash.close();
+});

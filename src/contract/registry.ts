@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../kit/http/errors.js';
 import { operations } from './operations.js';
 import type { Deployable, OperationImpl, OperationSpec, OperationState } from './types.js';
@@ -31,6 +31,19 @@ export interface DeployableWiring {
    * with each other, authenticated the same way, not subject to enabledOperations.
    */
   extra?: RegisteredOperation[];
+  /**
+   * Other paths of an operation (the reference's old spellings): each is one more route with the
+   * operation's own handler, authentication, limits and switch (src/contract/coverage.ts).
+   */
+  aliases?: AliasRoute[];
+}
+
+/** A path the operation `servedBy` answers besides its own. */
+export interface AliasRoute {
+  id: string;
+  method: OperationSpec['method'];
+  path: string;
+  servedBy: string;
 }
 
 /** Joins the declarations of one deployable with their implementations. Duplicate ids or routes throw. */
@@ -75,36 +88,50 @@ export function registerOperations(app: FastifyInstance, wiring: DeployableWirin
   const builtIn = operationsOf(wiring.deployable, wiring.implementations);
   const extra = wiring.extra ?? [];
   const registered = [...builtIn, ...extra];
-  assertNoRouteConflicts(registered.map((o) => o.spec));
-  const enabled = new Set(wiring.enabledOperations);
-  for (const op of registered) {
-    const { spec, impl } = op;
-    const disabled = enabled.size > 0 && !spec.plugin && !enabled.has(spec.id);
-    const buckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b));
-    const ipBuckets = buckets.filter((b) => b.per === 'ip');
-    const userBuckets = buckets.filter((b) => b.per === 'user');
-    const originGuard = spec.originGuard ? wiring.guards?.originGuard : undefined;
-    app.route({
-      method: spec.method,
-      url: spec.path,
-      // Parts left undefined are dropped: Fastify warns about a schema key without a schema.
-      schema: impl?.schema ? (Object.fromEntries(Object.entries(impl.schema).filter(([, v]) => v !== undefined)) as any) : undefined,
-      bodyLimit: impl?.bodyLimit,
-      config: { operationId: spec.id },
-      onRequest: async (req, reply) => {
-        if (disabled) throw new AppError('OPERATION_DISABLED', { params: { operation: spec.id } });
-        if (impl?.noStore || spec.deployable === 'account') noStore(reply);
-        for (const b of ipBuckets) await b.check(req);
-        if (originGuard) await originGuard(req);
-        await wiring.authenticate(req, spec);
-        for (const b of userBuckets) await b.check(req);
-        if (!impl) throw new AppError('NOT_IMPLEMENTED', { params: { operation: spec.id } });
-        if (impl.gate) await impl.gate(req);
-      },
-      handler: async (req, reply) => impl!.handler(req as any, reply),
-    });
+  const aliases = wiring.aliases ?? [];
+  assertNoRouteConflicts([...registered.map((o) => o.spec), ...aliases]);
+  for (const op of registered) app.route(routeOf(wiring, op, op.spec.path));
+  for (const alias of aliases) {
+    const op = registered.find((o) => o.spec.id === alias.servedBy);
+    if (!op || op.spec.method !== alias.method) throw new Error(`alias ${alias.id} names ${alias.servedBy}, not a ${alias.method} operation of ${wiring.deployable}`);
+    app.route(routeOf(wiring, op, alias.path));
   }
   return registered;
+}
+
+/** The Fastify route of an operation at `url` (its own path or an alias): switch, limits, guard, auth, gate, handler. */
+function routeOf(wiring: DeployableWiring, op: RegisteredOperation, url: string): RouteOptions {
+  const { spec, impl } = op;
+  const enabled = new Set(wiring.enabledOperations);
+  const disabled = enabled.size > 0 && !spec.plugin && !enabled.has(spec.id);
+  const buckets = (impl?.rateLimit ?? []).map((b) => bucket(wiring, b));
+  const ipBuckets = buckets.filter((b) => b.per === 'ip');
+  const userBuckets = buckets.filter((b) => b.per === 'user');
+  const originGuard = spec.originGuard ? wiring.guards?.originGuard : undefined;
+  return {
+    method: spec.method,
+    url,
+    // Parts left undefined are dropped: Fastify warns about a schema key without a schema.
+    schema: impl?.schema ? (Object.fromEntries(Object.entries(impl.schema).filter(([, v]) => v !== undefined)) as any) : undefined,
+    bodyLimit: impl?.bodyLimit,
+    config: { operationId: spec.id },
+    onRequest: async (req, reply) => {
+      if (disabled) throw new AppError('OPERATION_DISABLED', { params: { operation: spec.id } });
+      if (impl?.noStore || spec.deployable === 'account') noStore(reply);
+      for (const b of ipBuckets) await b.check(req);
+      if (originGuard) await originGuard(req);
+      await wiring.authenticate(req, spec);
+      for (const b of userBuckets) await b.check(req);
+      if (!impl) throw new AppError('NOT_IMPLEMENTED', { params: { operation: spec.id } });
+      if (impl.gate) await impl.gate(req);
+    },
+    preValidation: impl?.bodyMayBeAbsent
+      ? async (req) => {
+          if (req.body === undefined) req.body = {};
+        }
+      : undefined,
+    handler: async (req, reply) => impl!.handler(req as any, reply),
+  };
 }
 
 function bucket(wiring: DeployableWiring, name: string): RateLimitBucket {

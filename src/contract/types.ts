@@ -25,6 +25,12 @@ export interface OperationSpec {
   auth: AuthClass;
   /** Gateway permission name (authz.*). */
   permission?: string;
+  /**
+   * Gateway admin operations SPEC gives no permission: the authz.* permission a staff identity must also
+   * hold, so a denial holds (default here, GATEWAY_OPERATION_PERMISSIONS overrides; docs/differences.md).
+   * Not SPEC's `permission`: a service identity stays refused whatever it was granted.
+   */
+  operatorPermission?: string;
   /** Security verification scope (SPEC name, e.g. TwoFASetup). */
   scope?: string;
   /** Needs a sensitive-operation verification (G10). */
@@ -70,6 +76,11 @@ export interface OperationImpl<R extends RouteSchemas = RouteSchemas> {
   cancellable?: boolean;
   /** Runs after authentication, before the request is parsed and validated (a task plugin's enabled check). */
   gate?: (req: FastifyRequest) => Promise<void>;
+  /**
+   * A request with no body at all is validated and handled as `{}` (clients that POST without a body, as
+   * new-api's dashboard does for A35 and A37). Without it an absent body fails a body schema with 400.
+   */
+  bodyMayBeAbsent?: boolean;
   handler: (req: OperationRequest<R>, reply: FastifyReply) => Promise<unknown>;
 }
 

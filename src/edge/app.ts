@@ -95,6 +95,7 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
   }
   installOpsEndpoints(app, {
     name: 'edge',
+    access: { token: config.opsToken, behindProxy: config.trustProxy },
     readiness: { database: () => ctx.database.ping() },
     openapi: () => buildOpenApi('Edge API', registered),
   });

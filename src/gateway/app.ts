@@ -145,7 +145,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     registered = registerOperations(app, {
       deployable: 'gateway',
       implementations: routesOf(ctx, services, runtime, relay),
-      authenticate: gatewayAuthenticator(services.staff, workloadAuthenticator(config)),
+      authenticate: gatewayAuthenticator(services.staff, workloadAuthenticator(config), config.gateway.operationPermissions),
       enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
       rateLimits: {},
       extra: services.plugins.operations(),
@@ -166,11 +166,12 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
   });
   const registry = installOpsEndpoints(app, {
     name: 'gateway',
+    access: { token: config.opsToken, behindProxy: config.trustProxy },
     readiness: { database: () => ctx.database.ping() },
     openapi: async () => buildOpenApi('Gateway API', await services.plugins.withState(registered)),
   });
-  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/gateway`, log: ctx.log });
   relay.instrument(registry);
+  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/gateway`, log: ctx.log });
   services.updates.startSchedule();
   app.addHook('onClose', async () => {
     services.updates.stopSchedule();

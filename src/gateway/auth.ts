@@ -11,13 +11,20 @@ function bearerOf(req: FastifyRequest): string | null {
   return m ? m[1]! : null;
 }
 
+/** The permission the operator scopes an admin operation by: the registry's, unless overridden (null: none). */
+function operatorPermissionOf(spec: OperationSpec, overrides: Record<string, string | null>): string | null {
+  if (spec.operatorPermission === undefined) return null;
+  return spec.id in overrides ? overrides[spec.id]! : spec.operatorPermission;
+}
+
 /**
  * Authenticates a gateway request: the relay's internal API by its workload token (relay/workload.ts), else a
  * staff or service bearer token, then the operation's auth class
  * (root: root staff; admin: any staff identity, or a service identity when the operation names a
- * permission) and its permission.
+ * permission) and its permission; an admin operation without one is staff only, and needs the permission
+ * the operator scopes it by, if any (`overrides`: GATEWAY_OPERATION_PERMISSIONS).
  */
-export function gatewayAuthenticator(staff: StaffService, workload: (req: FastifyRequest) => Promise<void>) {
+export function gatewayAuthenticator(staff: StaffService, workload: (req: FastifyRequest) => Promise<void>, overrides: Record<string, string | null>) {
   return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
     if (spec.auth === 'none') return;
     if (spec.auth === 'workload') return workload(req);
@@ -34,6 +41,8 @@ export function gatewayAuthenticator(staff: StaffService, workload: (req: Fastif
       return;
     }
     if (identity.kind !== 'staff') throw new AppError('GW_STAFF_REQUIRED');
+    const scoped = operatorPermissionOf(spec, overrides);
+    if (scoped && !identity.permissions.has(scoped)) throw new AppError('GW_FORBIDDEN', { params: { permission: scoped } });
   };
 }
 

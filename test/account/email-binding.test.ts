@@ -155,3 +155,29 @@ eachDatabase('A04 → A03 → A02 email binding', (v) => {
     assert.ok(!s.log.text().includes('bounce@example.com'), 'the address is masked in the log');
   });
 });
+
+eachDatabase('A04 email binding codes live EMAIL_CODE_TTL_SECONDS', (v) => {
+  let s: AccountServer;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  before(async () => {
+    smtp = await startSmtp();
+    s = await startAccount(v, { env: { SMTP_URL: smtp.url, EMAIL_CODE_TTL_SECONDS: '120' } });
+    await s.createUser('ivan', 'ivan password 1');
+  });
+  after(async () => {
+    await s.close();
+    await smtp.close();
+  });
+
+  test('the flow expires after the configured lifetime and the mail states it', async () => {
+    const b = s.browser();
+    await b.login('ivan', 'ivan password 1');
+    const p = await proof(b, 'ivan password 1', 'ivan@example.com');
+    const st = await b.post('/api/oauth/email/bind/start', { email: 'ivan@example.com' }, { 'x-security-proof': p });
+    assert.equal(st.json.success, true, st.text);
+    const lifetime = st.json.data.expires_at - Date.now() / 1000;
+    assert.ok(lifetime > 100 && lifetime <= 121, `expires in ${lifetime} s`);
+    const [mail] = await smtp.waitFor('ivan@example.com');
+    assert.match(mail.text, /valid for 2 minutes/);
+  });
+});

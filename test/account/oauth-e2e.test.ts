@@ -79,7 +79,9 @@ eachDatabase('end to end: email sign-up → OIDC bind → OIDC login (→ second
     assert.equal(r.json.success, true, r.text);
     assert.equal(r.json.data.require_verification, true);
     assert.equal(r.json.data.access_token, undefined);
-    assert.equal(r.setCookies.length, 0);
+    assert.equal(r.json.data.require_2fa, true);
+    // No session yet: only the pending-login cookie of new-api's dashboard (see dashboard-login.test.ts).
+    assert.deepEqual(r.setCookies.map((c) => c.split('=')[0]), ['new_api_pending_login']);
     const done = await b.post('/api/user/login/verify', { flow_token: r.json.data.flow_token, code: codeAt(secret, 1), method: '2fa' });
     assert.equal(done.json.success, true, done.text);
     assert.equal(done.json.data.session.login_method, 'oauth:oidc');

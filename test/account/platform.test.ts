@@ -56,6 +56,29 @@ describe('HTTP platform of the account service', () => {
     assert.equal(login.operationId, 'A25');
     assert.equal(login['x-state'], 'implemented');
     assert.ok(doc.paths['/api/user/sessions/{sid}'].delete);
+    const proxied = await b.get('/metrics', { 'x-forwarded-for': '203.0.113.9' });
+    assert.equal(proxied.status, 403, 'a request a proxy forwarded is not from this host');
+    assert.equal(proxied.json.code, 'OPS_LOOPBACK_ONLY');
+  });
+});
+
+describe('OPS_TOKEN guards /metrics and /api/openapi.json', () => {
+  const token = 'ops-token-0123456789abcdef0123456789';
+  let s: AccountServer;
+  before(async () => {
+    s = await startAccount(sqlite, { env: { OPS_TOKEN: token } });
+  });
+  after(() => s.close());
+
+  test('the bearer token is required, loopback included; health stays open', async () => {
+    const b = s.browser();
+    for (const path of ['/metrics', '/api/openapi.json']) {
+      const denied = await b.get(path);
+      assert.equal(denied.status, 401, path);
+      assert.equal(denied.json.code, 'OPS_TOKEN_REQUIRED');
+      assert.equal((await b.get(path, { authorization: `Bearer ${token}` })).status, 200, path);
+    }
+    assert.equal((await b.get('/healthz')).status, 200);
   });
 });
 
@@ -104,6 +127,7 @@ describe('configuration', () => {
       [{ NODE_ENV: 'production' }, /SESSION_SECRET/],
       [{ SESSION_SECRET: 'short' }, /SESSION_SECRET/],
       [{ REDIS_URL: 'http://x' }, /REDIS_URL/],
+      [{ OPS_TOKEN: 'too-short' }, /OPS_TOKEN/],
     ];
     for (const [env, pattern] of cases) {
       assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && pattern.test((e as Error).message));

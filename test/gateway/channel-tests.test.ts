@@ -240,6 +240,11 @@ eachDatabase('gateway channel tests (G33, G34)', (v) => {
     await assertAbilitiesConsistent(s);
     assert.equal(job.progress.disabled, 5, 'one per disabled channel or key: bad, slow, mixed key 1, both keys of all-bad');
     assert.equal(job.progress.enabled, 1);
+    // Every failed channel is in the failures, auto-disabled ones included (marked disabled).
+    const failed = job.result.failures.map((f: any) => `${f.channel_id}/${f.key_index ?? '-'}/${f.disabled ? 'disabled' : 'kept'}`).sort();
+    const expected = [`${bad}/-/disabled`, `${badNoBan}/-/kept`, `${slow}/-/disabled`, `${mixed}/1/disabled`, `${allBad}/0/disabled`, `${allBad}/1/disabled`].sort();
+    assert.deepEqual(failed, expected);
+    assert.equal(job.result.failed, 4, 'bad, bad-no-ban, slow, all-bad');
   });
 
   test('G33 with the rules off changes no status; recovery mode only tests auto-disabled channels', async () => {

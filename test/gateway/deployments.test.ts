@@ -108,6 +108,11 @@ eachDatabase('gateway deployments on io.net (G41–G59)', (v) => {
     assert.equal((await ops.get('/api/deployments/missing')).status, 404);
     const body = { resource_private_name: 'gamma', duration_hours: 1, gpus_per_container: 1, hardware_id: 1, location_ids: [1], container_config: { replica_count: 1 }, registry_config: { image_url: 'vllm/vllm-openai' } };
     assert.deepEqual((await ops.post('/api/deployments/', body)).json.data, { deployment_id: 'd3', status: 'deployment requested', message: 'deployment requested' });
+    // Only the known fields reach io.net: unknown ones, at the top and inside the configs, are left out.
+    const full = { ...body, container_config: { replica_count: 1, env_variables: { A: '1' }, traffic_port: 8000 }, registry_config: { image_url: 'vllm/vllm-openai', registry_username: 'u' } };
+    const extras = { ...full, owner_id: 7, container_config: { ...full.container_config, privileged: true }, registry_config: { ...full.registry_config, mirror: 'x' } };
+    assert.equal((await ops.post('/api/deployments/', extras)).status, 200);
+    assert.deepEqual(up.to('/caas/deploy').at(-1)!.json, full);
     const refused = await ops.post('/api/deployments/', { ...body, hardware_id: 999 });
     assert.equal(refused.status, 400);
     assert.equal(refused.json.code, 'DEPLOYMENT_PROVIDER_REJECTED');

@@ -102,7 +102,7 @@ eachDatabase('gateway fetch models (G16, G17)', (v) => {
   test('G16 refuses private addresses unless allowed: literal, a name resolving to 127.0.0.1, metadata', async () => {
     const c = await closed.staff('root2', 'root');
     const before = up.seen.length;
-    for (const base of [up.url, `http://localhost:${up.port}`, 'http://169.254.169.254', 'http://[::1]:1']) {
+    for (const base of [up.url, `http://localhost:${up.port}`, 'http://169.254.169.254', 'http://[::1]:1', 'http://[::127.0.0.1]:1', 'http://[64:ff9b::127.0.0.1]:1', 'http://[2002:7f00:1::]:1']) {
       const r = await fetchModels(c, { type: 1, base_url: base, key: KEY });
       assert.equal(r.status, 400, base + r.text);
       assert.equal(r.json.code, 'UPSTREAM_ADDRESS_REFUSED');

@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountOperations } from '../../src/account/app.js';
+import { aliasRoutes } from '../../src/contract/coverage.js';
+import type { RegisteredOperation } from '../../src/contract/registry.js';
 import { ROLE } from '../../src/account/db.js';
 import { SESSION_SECRET, startAccount, type AccountServer } from '../helpers/account.js';
 import type { Browser } from '../helpers/http.js';
 import { enrolTotp } from '../account/twofactor-helpers.js';
 import { assertFuzzClean, fuzzVariants, type FuzzTarget, type Identity } from './fuzz-run.js';
+
+/** The operations plus one entry per alias route (the served operation at the alias's path). */
+function withAliases(ops: RegisteredOperation[]): RegisteredOperation[] {
+  const aliases = aliasRoutes('account').map((a) => {
+    const op = ops.find((o) => o.spec.id === a.servedBy)!;
+    return { ...op, spec: { ...op.spec, id: a.id, path: a.path } };
+  });
+  return [...ops, ...aliases];
+}
 
 const USERS = {
   customer: { name: 'fuzz-customer', password: 'Cust0mer-pass-Zq81' },
@@ -59,12 +70,15 @@ for (const variant of fuzzVariants()) {
       target = {
         service: 'account',
         baseUrl: s.url,
-        ops: accountOperations().filter((o) => o.state === 'implemented'),
+        // The dashboard routes outside SPEC (AP01–AP48) answer 501 after their authentication; the aliases
+        // R13–R16 are fuzzed at their own paths with their operation's schemas.
+        ops: withAliases(accountOperations().filter((o) => o.state === 'implemented' || o.state === 'placeholder')),
         identities: [{ name: 'anonymous', headers: () => ({}) }, customer, admin],
         bodyLimit: s.ctx.config.bodyLimitBytes,
         errorShape: 'envelope',
-        // No account operation answers >= 500 in this set-up: no OAuth provider or mail server is configured.
-        allowed5xx: {},
+        // No account operation answers >= 500 in this set-up (no OAuth provider or mail server is configured)
+        // except the placeholders of new-api's dashboard routes, 501 by design.
+        allowed5xx: { api_not_implemented: 'new-api dashboard routes outside SPEC answer 501 (src/contract/dashboard-routes.ts)' },
         secrets: () => [...held, ...tokensOf(customer.b), ...tokensOf(admin.b)],
         logText: () => s.log.text(),
         known: { id: customerId },

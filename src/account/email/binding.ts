@@ -7,7 +7,6 @@ import type { AccountContext, AccountIdentity } from '../context.js';
 import { bindingDb, bindingsStore } from '../bindings/store.js';
 import { CODE_MAX_ATTEMPTS, normalizeEmail, sixDigitCode, type EmailService } from './service.js';
 
-export const EMAIL_BINDING_TTL_SECONDS = 600;
 export const EMAIL_BINDING_RESEND_SECONDS = 60;
 
 interface BindingPayload {
@@ -23,7 +22,9 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
   const db = bindingDb(ctx);
   const key = deriveKey(ctx.secret, 'email-binding');
   const hashOf = (address: string, code: string) => hmac(key, `${address}\n${code}`);
-  const minutes = Math.round(EMAIL_BINDING_TTL_SECONDS / 60);
+  /** Codes (and the flow carrying them) live EMAIL_CODE_TTL_SECONDS, like A46's registration codes. */
+  const ttlSeconds = ctx.config.mailOAuth.emailCodeTtlSeconds;
+  const minutes = Math.round(ttlSeconds / 60);
 
   function requireBrowser(identity: AccountIdentity) {
     if (identity.via === 'personal_token' || !identity.sid) throw new AppError('EMAIL_BINDING_PERSONAL_TOKEN');
@@ -73,7 +74,7 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
       const oldRequired = Boolean(user.email) && user.email !== address && !['2fa', 'passkey'].includes(proofMethod);
       const flow = await ctx.services.flows.create({
         purpose: 'email_binding',
-        ttlSeconds: EMAIL_BINDING_TTL_SECONDS,
+        ttlSeconds,
         userId: identity.userId,
         sessionId: identity.sid,
         provider: 'email',

@@ -17,6 +17,7 @@ export const CODE_MAX_ATTEMPTS = 5;
  */
 const SECURITY_CHANGES: Record<string, string> = {
   password_reset: 'password reset',
+  password_changed: 'password changed',
   twofa_enabled: 'two-factor authentication enabled',
   twofa_disabled: 'two-factor authentication disabled',
   twofa_backup_codes_regenerated: 'backup codes regenerated',

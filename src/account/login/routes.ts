@@ -3,6 +3,7 @@ import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
+import { sendChallenge } from './pending-login.js';
 
 const loginBody = Type.Object({
   username: Type.Optional(Type.String({ maxLength: 254 })),
@@ -17,7 +18,7 @@ export const loginRoutes = [
     schema: { body: Type.Optional(loginBody) },
     handler: async (req, reply) => {
       const outcome = await accountOf(req).services.login.passwordLogin(req.body ?? {}, clientInfo(req));
-      if (outcome.kind === 'challenge') return ok(outcome.data);
+      if (outcome.kind === 'challenge') return sendChallenge(req, reply, outcome.data);
       return sendSession(req, reply, outcome.issued);
     },
   }),

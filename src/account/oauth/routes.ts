@@ -3,6 +3,7 @@ import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
+import { sendChallenge } from '../login/pending-login.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { baseUrlOf, langOfRequest } from '../email/routes.js';
 
@@ -49,7 +50,7 @@ export const oauthRoutes = [
       const outcome = await svc.callback(req.params.provider.toLowerCase(), req.query, req.accountIdentity, clientInfo(req), langOfRequest(req));
       if (outcome.kind === 'bind') return ok(outcome.data, 'Binding successful');
       if (outcome.kind === 'verify') return ok(outcome.data);
-      if (outcome.kind === 'challenge') return ok(outcome.data);
+      if (outcome.kind === 'challenge') return sendChallenge(req, reply, outcome.data);
       return sendSession(req, reply, outcome.issued);
     },
   }),

@@ -6,6 +6,7 @@ import { AppError } from '../../kit/http/errors.js';
 import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
+import { sendChallenge } from '../login/pending-login.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { langOfRequest } from '../email/routes.js';
 import { TelegramBindError } from './telegram.js';
@@ -22,7 +23,7 @@ export const socialRoutes = [
     schema: { querystring: Type.Object({ code: Type.Optional(Type.String({ maxLength: 256 })) }) },
     handler: async (req, reply) => {
       const outcome = await accountOf(req).services.emailOAuth.wechat.login(req.query.code, clientInfo(req));
-      if (outcome.kind === 'challenge') return ok(outcome.data);
+      if (outcome.kind === 'challenge') return sendChallenge(req, reply, outcome.data);
       return sendSession(req, reply, outcome.issued);
     },
   }),
@@ -43,7 +44,7 @@ export const socialRoutes = [
     rateLimit: ['critical'],
     handler: async (req, reply) => {
       const outcome = await accountOf(req).services.emailOAuth.telegram.login(rawQuery(req), clientInfo(req));
-      if (outcome.kind === 'challenge') return ok(outcome.data);
+      if (outcome.kind === 'challenge') return sendChallenge(req, reply, outcome.data);
       return sendSession(req, reply, outcome.issued);
     },
   }),

@@ -22,6 +22,7 @@ export const passkeyRoutes = [
   implement('A37', {
     rateLimit: ['security'],
     schema: { body: Type.Optional(Type.Object({ rp_id: rpId })) },
+    bodyMayBeAbsent: true,
     handler: async (req) => {
       const { config, services } = accountOf(req);
       if (!config.passkey.enabled) throw new AppError('PASSKEY_DISABLED');
@@ -59,6 +60,7 @@ export const passkeyRoutes = [
   implement('A35', {
     rateLimit: ['critical'],
     schema: { body: Type.Optional(Type.Object({ rp_id: rpId })) },
+    bodyMayBeAbsent: true,
     handler: async (req) => ok(await accountOf(req).services.passkeys.beginLogin(req.body?.rp_id)),
   }),
 

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
+import type { Transaction } from 'kysely';
 import { AppError } from '../../kit/http/errors.js';
 import { deriveKey, hmac, randomToken, safeEqual } from '../../kit/crypto/tokens.js';
-import { nowSeconds, USER_STATUS } from '../db.js';
+import { nowSeconds, USER_STATUS, type AccountDB } from '../db.js';
 import { usersStore, type UserRow } from '../users/store.js';
 import { sessionsStore, type SessionRow } from './store.js';
 import { createAccessTokens } from './tokens.js';
@@ -288,12 +289,14 @@ export function createSessionsService(ctx: AccountContext) {
     /**
      * After a security change (2FA, passkey, email...): bumps the user's auth version, revokes every
      * other session, and moves the current session to the new version with a fresh access token. Returns
-     * the reference's rotation object {access_token, token_type, access_expires_at, session}.
+     * the reference's rotation object {access_token, token_type, access_expires_at, session}. `change`, when
+     * given, is the change itself, made in the same transaction (a new password never outlives the sessions).
      */
-    async rotateAuthority(identity: AccountIdentity, reason: string) {
+    async rotateAuthority(identity: AccountIdentity, reason: string, change?: (trx: Transaction<AccountDB>) => Promise<void>) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       const session = await db.transaction().execute(async (trx) => {
         const now = nowSeconds();
+        if (change) await change(trx);
         await trx
           .updateTable('users')
           .set((eb) => ({ auth_version: eb('auth_version', '+', 1) }))

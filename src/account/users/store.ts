@@ -53,6 +53,10 @@ export const usersStore = {
     await db.updateTable('users').set({ password_hash: hash }).where('id', '=', id).execute();
   },
 
+  async setDisplayName(db: Db, id: number, displayName: string) {
+    await db.updateTable('users').set({ display_name: displayName }).where('id', '=', id).execute();
+  },
+
   async setAccessTokenHash(db: Db, id: number, hash: string | null) {
     await db.updateTable('users').set({ access_token_hash: hash }).where('id', '=', id).execute();
   },

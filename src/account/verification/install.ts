@@ -10,7 +10,7 @@ export function installSecondFactor(ctx: AccountContext) {
   ctx.services.verification = createVerificationService(ctx);
   ctx.services.passkeys = createPasskeysService(ctx);
   ctx.hooks.secondFactor = (user, loginMethod) => ctx.services.verification.loginChallenge(user, loginMethod);
-  ctx.hooks.verifySecurityProof = (identity, scope, context, token) => ctx.services.verification.proofs.verify(identity, scope, context, token);
+  ctx.hooks.verifySecurityProof = (identity, scope, context, token) => ctx.services.verification.verifyProof(identity, scope, context, token);
 }
 
 /** The per-user bucket of step-up and second-factor routes (one account, many IPs). */

@@ -1,15 +1,31 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../kit/http/errors.js';
 import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
-import { identityOf } from '../auth.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
+import { clearPendingLogin, pendingLoginOf } from '../login/pending-login.js';
+import { identityOf, originGuard } from '../auth.js';
 
 const loginVerifyBody = Type.Object({
   flow_token: Type.Optional(Type.String({ maxLength: 128 })),
   method: Type.Optional(Type.String({ maxLength: 32 })),
   code: Type.Optional(Type.String({ maxLength: 32 })),
 });
+
+/**
+ * The flow token of A26: the body's, or else (new-api's dashboard posts only {code}) the pending-login
+ * cookie's, which passes the same origin check as the refresh cookie (A23, A24). No cookie either is the
+ * reference's "session expired".
+ */
+async function loginFlowTokenOf(req: FastifyRequest, body: { flow_token?: string; code?: string }) {
+  if (body.flow_token?.trim() || body.code === undefined) return { token: body.flow_token, fromCookie: false };
+  await originGuard(req);
+  const token = pendingLoginOf(req);
+  if (!token) throw new AppError('AUTH_FLOW_INVALID');
+  return { token, fromCookie: true };
+}
 
 const verifyBody = Type.Object(
   {
@@ -24,19 +40,34 @@ const verifyBody = Type.Object(
   { additionalProperties: false },
 );
 
-const loginVerify = (id: 'A30' | 'A26') =>
-  implement(id, {
+export const verificationRoutes = [
+  implement('A30', {
     rateLimit: ['critical'],
     schema: { body: Type.Optional(loginVerifyBody) },
     handler: async (req, reply) => {
       const issued = await accountOf(req).services.verification.verifyLogin(req.body ?? {}, clientInfo(req));
+      clearPendingLogin(req, reply);
       return sendSession(req, reply, issued);
     },
-  });
+  }),
 
-export const verificationRoutes = [
-  loginVerify('A30'),
-  loginVerify('A26'),
+  // A30's handler, with the flow token from the pending-login cookie when the body has none.
+  implement('A26', {
+    rateLimit: ['critical'],
+    schema: { body: Type.Optional(loginVerifyBody) },
+    handler: async (req, reply) => {
+      const body = req.body ?? {};
+      const { token, fromCookie } = await loginFlowTokenOf(req, body);
+      try {
+        const issued = await accountOf(req).services.verification.verifyLogin({ ...body, flow_token: token }, clientInfo(req));
+        clearPendingLogin(req, reply);
+        return sendSession(req, reply, issued);
+      } catch (e) {
+        if (fromCookie && e instanceof AppError && e.code === 'AUTH_FLOW_INVALID') clearPendingLogin(req, reply);
+        throw e;
+      }
+    },
+  }),
 
   implement('A47', {
     rateLimit: ['security'],

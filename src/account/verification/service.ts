@@ -105,7 +105,9 @@ export function createVerificationService(ctx: AccountContext) {
         userId: Number(user.id),
         payload: { uv: user.auth_version, login_method: loginMethod },
       });
-      return { kind: 'challenge', data: { require_verification: true, flow_token: flow.token, expires_at: flow.expiresAt, methods } };
+      // Gen A's `require_2fa` beside the Gen B shape: new-api's dashboard asks for the TOTP code when it is true.
+      const requireTotp = methods.some((m) => m.method === '2fa') ? { require_2fa: true } : {};
+      return { kind: 'challenge', data: { require_verification: true, ...requireTotp, flow_token: flow.token, expires_at: flow.expiresAt, methods } };
     },
 
     /** A live login flow and its user, unchanged since the first factor; AUTH_FLOW_INVALID otherwise. */
@@ -145,6 +147,19 @@ export function createVerificationService(ctx: AccountContext) {
       const scope = wireScope(scopeName);
       const methods = await methodsFor(await userOf(identity), scope);
       return { scope, methods, oauth_providers: await oauthProviders(identity.userId), password_encryption_enabled: ctx.config.passwordLoginEncryptionEnabled };
+    },
+
+    /**
+     * The verifySecurityProof hook. A refused proof (403 SECURITY_PROOF_*) carries in `data` what the client
+     * needs to get one: the scope and its methods exactly as A48 lists them.
+     */
+    async verifyProof(identity: AccountIdentity, scopeName: string, context: Record<string, unknown>, token: string | undefined) {
+      try {
+        return await proofs.verify(identity, scopeName, context, token);
+      } catch (e) {
+        if (!(e instanceof AppError) || !e.code.startsWith('SECURITY_PROOF_') || e.options.data !== undefined) throw e;
+        throw new AppError(e.code, { ...e.options, data: await this.methods(identity, scopeName) });
+      }
     },
 
     /**

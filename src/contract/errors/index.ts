@@ -7,8 +7,9 @@ import { upstreamErrors } from './upstream.js';
 import { pluginErrors } from './plugins.js';
 import { edgeErrors } from './edge.js';
 import { relayErrors } from './relay.js';
+import { dashboardErrors } from './dashboard.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors, dashboardErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

@@ -37,6 +37,12 @@ export interface TestResult {
   stream: boolean;
 }
 
+/** What testing one key came to: its failure (null when it passed) and the status change the rules made. */
+interface KeyTestOutcome {
+  failure: { errorCode: string } | null;
+  change: 'disabled' | 'enabled' | null;
+}
+
 /** The endpoint a model is tested on: the one asked for, else by the model's name (as the reference). */
 function endpointFor(t: UpstreamTarget, model: string, asked: string | undefined): EndpointType {
   const adapter = adapterFor(t.type);
@@ -103,7 +109,7 @@ export class ChannelTestService {
   private async testAll(run: JobRun, mode: TestMode) {
     const progress = { total: await countCandidates(this.ctx.db, mode), done: 0, succeeded: 0, failed: 0, disabled: 0, enabled: 0 };
     run.progress(progress);
-    const failures: { channel_id: number; key_index?: number; error_code: string }[] = [];
+    const failures: { channel_id: number; key_index?: number; error_code: string; disabled?: true }[] = [];
     let times: { id: number; ms: number }[] = [];
     const flush = async () => {
       const batch = times;
@@ -116,13 +122,15 @@ export class ChannelTestService {
       let anyOk = false;
       for (const keyIndex of keys) {
         if (run.signal.aborted) return;
-        const outcome = await this.testKey(c, keyIndex, mode, (ms) => {
+        const { failure, change } = await this.testKey(c, keyIndex, mode, (ms) => {
           anyOk = true;
           times.push({ id: c.id, ms });
         });
-        if (outcome === 'disabled') progress.disabled++;
-        if (outcome === 'enabled') progress.enabled++;
-        if (outcome && typeof outcome === 'object' && failures.length < 1000) failures.push({ channel_id: c.id, ...(keyIndex !== undefined ? { key_index: keyIndex } : {}), error_code: outcome.errorCode });
+        if (change === 'disabled') progress.disabled++;
+        if (change === 'enabled') progress.enabled++;
+        if (failure && failures.length < 1000) {
+          failures.push({ channel_id: c.id, ...(keyIndex !== undefined ? { key_index: keyIndex } : {}), error_code: failure.errorCode, ...(change === 'disabled' ? { disabled: true } : {}) });
+        }
         if (this.config.intervalMs) await new Promise((r) => setTimeout(r, this.config.intervalMs));
       }
       progress.done++;
@@ -160,33 +168,32 @@ export class ChannelTestService {
   }
 
   /**
-   * Tests one key (or the single key) and applies the rules. Answers 'disabled' / 'enabled' when the rules
-   * changed a status, the failed outcome when it failed without a change, or null.
+   * Tests one key (or the single key) and applies the rules: the failure (whether or not the rules then
+   * disabled it) and the status change the rules made, if any.
    */
-  private async testKey(c: Candidate, keyIndex: number | undefined, mode: TestMode, onOk: (ms: number) => void) {
+  private async testKey(c: Candidate, keyIndex: number | undefined, mode: TestMode, onOk: (ms: number) => void): Promise<KeyTestOutcome> {
     let t: UpstreamTarget;
     try {
       t = await this.channels.target(c.id, keyIndex);
     } catch (e) {
-      return { ok: false as const, errorCode: e instanceof AppError ? e.code : 'internal', message: '' };
+      return { failure: { errorCode: e instanceof AppError ? e.code : 'internal' }, change: null };
     }
     let r: TestResult;
     try {
       r = await this.run(t, t.type === TYPE_CODEX ? { stream: true } : {});
     } catch (e) {
-      return { ok: false as const, errorCode: e instanceof AppError ? e.code : 'internal', message: '' };
+      return { failure: { errorCode: e instanceof AppError ? e.code : 'internal' }, change: null };
     }
     const outcome = judged(r.outcome, r.ms, this.config);
     if (outcome.ok) {
       onOk(r.ms);
       const wasAuto = keyIndex !== undefined ? parseInfo(c.channel_info).multi_key_status_list[keyIndex] === STATUS.auto || c.status === STATUS.auto : c.status === STATUS.auto;
-      if (wasAuto && this.config.autoEnable && (await setAutoStatus(this.ctx, SYSTEM, 'G33', { channelId: c.id, disable: false, reason: 'test passed', keyIndex }))) return 'enabled';
-      return null;
+      const enabled = wasAuto && this.config.autoEnable && (await setAutoStatus(this.ctx, SYSTEM, 'G33', { channelId: c.id, disable: false, reason: 'test passed', keyIndex }));
+      return { failure: null, change: enabled ? 'enabled' : null };
     }
-    if (mode === 'all' && shouldDisable(outcome, this.config)) {
-      if (c.auto_ban === 1 && (await setAutoStatus(this.ctx, SYSTEM, 'G33', { channelId: c.id, disable: true, reason: `${outcome.errorCode}: ${outcome.message}`.slice(0, 500), keyIndex }))) return 'disabled';
-    }
-    return outcome;
+    const failure = { errorCode: outcome.errorCode };
+    if (mode !== 'all' || !shouldDisable(outcome, this.config) || c.auto_ban !== 1) return { failure, change: null };
+    const disabled = await setAutoStatus(this.ctx, SYSTEM, 'G33', { channelId: c.id, disable: true, reason: `${outcome.errorCode}: ${outcome.message}`.slice(0, 500), keyIndex });
+    return { failure, change: disabled ? 'disabled' : null };
   }
 }
-

@@ -1,6 +1,7 @@
 import { AppError } from '../../kit/http/errors.js';
 import { audit, audited, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
+import { deployRequest, type CreateDeployment } from './create-request.js';
 import { IoNetClient, queryString } from './ionet.js';
 import { readDeploymentSettings, writeDeploymentSettings } from './settings.js';
 import { containerView, deploymentDetail, deploymentItem } from './views.js';
@@ -8,16 +9,6 @@ import { containerView, deploymentDetail, deploymentItem } from './views.js';
 type Obj = Record<string, unknown>;
 const PROVIDER = 'io.net';
 const STATUSES = ['running', 'completed', 'failed', 'deployment requested', 'termination requested', 'destroyed'];
-
-export interface CreateDeployment {
-  resource_private_name: string;
-  duration_hours: number;
-  gpus_per_container: number;
-  hardware_id: number;
-  location_ids: number[];
-  container_config: { replica_count: number } & Obj;
-  registry_config: { image_url: string } & Obj;
-}
 
 export interface PriceQuery {
   location_ids: number[];
@@ -167,7 +158,7 @@ export class DeploymentService {
 
   async create(actor: Actor, body: CreateDeployment) {
     return audited(this.ctx.db, actor, 'G42', null, { name: body.resource_private_name, hardware_id: body.hardware_id, replicas: body.container_config.replica_count }, async () => {
-      const r = await (await this.provider()).call<Obj>('POST', '/deploy', body);
+      const r = await (await this.provider()).call<Obj>('POST', '/deploy', deployRequest(body));
       return { deployment_id: String(r?.deployment_id ?? ''), status: String(r?.status ?? ''), message: 'deployment requested' };
     });
   }

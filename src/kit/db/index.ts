@@ -6,6 +6,7 @@ import pg from 'pg';
 import { attachReadThread, ReadThread } from './read-thread.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
 import { binaryCollation, MysqlTableOptionsPlugin, openMysql } from './mysql.js';
+import { restrictSqliteFiles } from './sqlite-files.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -45,7 +46,10 @@ const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Promise<Database<DB>> {
   if (url.startsWith('sqlite://')) {
     const file = url.slice('sqlite://'.length);
-    if (file !== ':memory:' && !opts.readOnly) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file && file !== ':memory:' && !opts.readOnly) {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      restrictSqliteFiles(file);
+    }
     const handle = opts.readOnly ? new SQLite(file, { readonly: true, fileMustExist: true }) : new SQLite(file);
     if (!opts.readOnly) handle.pragma('journal_mode = WAL');
     handle.pragma('busy_timeout = 5000');

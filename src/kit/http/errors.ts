@@ -55,6 +55,12 @@ export const kitErrors = {
     zh: '操作 {operation} 尚未实现',
   },
   OPERATION_DISABLED: { status: 404, en: 'Operation {operation} is disabled', zh: '操作 {operation} 已停用' },
+  OPS_TOKEN_REQUIRED: { status: 401, en: 'This endpoint needs the operator token (Authorization: Bearer OPS_TOKEN)', zh: '此接口需要运维令牌（Authorization: Bearer OPS_TOKEN）' },
+  OPS_LOOPBACK_ONLY: {
+    status: 403,
+    en: 'This endpoint answers only direct requests from this host; set OPS_TOKEN to reach it from elsewhere',
+    zh: '此接口只响应本机的直接请求；如需从其他位置访问，请设置 OPS_TOKEN',
+  },
   INTERNAL_ERROR: { status: 500, en: 'Internal server error', zh: '服务器内部错误' },
   SERVICE_UNAVAILABLE: { status: 503, en: 'Service unavailable', zh: '服务不可用' },
 } satisfies ErrorCatalog;

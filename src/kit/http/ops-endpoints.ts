@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { opsAccessGuard, type OpsAccess } from './ops-access.js';
 
 export interface OpsEndpointOptions {
   name: string;
   /** Each check throws when its dependency is not ready. */
   readiness: Record<string, () => Promise<void>>;
   openapi: () => unknown | Promise<unknown>;
+  /** Who may read /metrics and /api/openapi.json; /healthz and /readyz answer anyone. */
+  access: OpsAccess;
 }
 
-/** /healthz, /readyz, /metrics (Prometheus) and /api/openapi.json for one deployable. */
+/** /healthz, /readyz, /metrics (Prometheus) and /api/openapi.json (behind `access`) for one deployable. */
 export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptions): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ deployable: opts.name });
@@ -57,7 +60,8 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     reply.status(ready ? 200 : 503);
     return { success: ready, message: ready ? '' : 'not ready', data: checks };
   });
-  app.get('/metrics', async (_req, reply) => {
+  const guarded = { preHandler: opsAccessGuard(opts.access) };
+  app.get('/metrics', guarded, async (_req, reply) => {
     reply.header('Content-Type', registry.contentType);
     return registry.metrics();
   });
@@ -65,6 +69,6 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
   // a function returning a promise, called for each request.
   const doc = opts.openapi();
   if (doc instanceof Promise) doc.catch(() => {});
-  app.get('/api/openapi.json', async () => (doc instanceof Promise ? opts.openapi() : doc));
+  app.get('/api/openapi.json', guarded, async () => (doc instanceof Promise ? opts.openapi() : doc));
   return registry;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AddressRefusedError, checkAddress, checkHostNow, guardedLookup, invalidAllowEntry, isPublicAddress } from './address-policy.js';
+import { embeddedIPv4s } from './embedded-ipv4.js';
 
 const closed = { allowPrivate: false, allow: [] };
 
@@ -10,6 +11,20 @@ test('private, loopback, link-local, metadata, shared and reserved addresses are
   }
   for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(ip), true, ip);
   assert.equal(isPublicAddress('not-an-ip'), false);
+});
+
+test('IPv6 forms carrying a private IPv4 address are refused: compatible, mapped, SIIT, NAT64, 6to4, Teredo', async () => {
+  const refused = [
+    '::127.0.0.1', '::7f00:1', '::10.0.0.1', '::8.8.8.8', '0:0:0:0:0:ffff:7f00:1', '::ffff:0:127.0.0.1', '64:ff9b::127.0.0.1',
+    '64:ff9b::a00:1', '64:ff9b:1::8.8.8.8', '2002:7f00:1::1', '2002:a9fe:a9fe::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001:0:7f00:1::',
+  ];
+  for (const ip of refused) {
+    assert.equal(isPublicAddress(ip), false, ip);
+    assert.throws(() => checkAddress(closed, ip, ip), AddressRefusedError, ip);
+  }
+  for (const ip of ['64:ff9b::8.8.8.8', '2002:808:808::1', '2001:0:808:808::f7f7:f7f7']) assert.equal(isPublicAddress(ip), true, ip);
+  await assert.rejects(checkHostNow(closed, new URL('http://[::127.0.0.1]/').hostname), AddressRefusedError);
+  assert.deepEqual(embeddedIPv4s('2001:0:4136:e378:8000:63bf:3fff:fdd2'), ['65.54.227.120', '192.0.2.45']);
 });
 
 test('the allow-list admits hosts, suffixes, addresses and CIDRs; allowPrivate admits all', () => {

@@ -1,10 +1,12 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import { embeddedIPv4s } from './embedded-ipv4.js';
 
 /**
  * Which addresses an outgoing request may reach. By default only public unicast addresses: private,
- * loopback, link-local (cloud metadata), shared, multicast and reserved ranges are refused, unless
- * `allowPrivate` is set or the host or address is on `allow` (host names, `*.suffix`, IPs or CIDRs).
+ * loopback, link-local (cloud metadata), shared, multicast and reserved ranges are refused, in IPv4 and in
+ * every IPv6 form that carries an IPv4 address, unless `allowPrivate` is set or the host or address is on
+ * `allow` (host names, `*.suffix`, IPs or CIDRs).
  */
 export interface AddressPolicy {
   allowPrivate: boolean;
@@ -28,34 +30,21 @@ for (const [net4, prefix] of [
   blocked.addSubnet(net4, prefix, 'ipv4');
 }
 for (const [net6, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  // ::/96 holds the unspecified and loopback addresses and the deprecated IPv4-compatible form (::a.b.c.d);
+  // 64:ff9b:1::/48 is local-use NAT64 (RFC 8215).
+  ['::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) {
   blocked.addSubnet(net6, prefix, 'ipv6');
 }
 
-/** The IPv4 address carried inside an IPv6 one (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4), if any. */
-function embeddedV4(ip: string): string | null {
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:(?:0:)?|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:(?:0:)?|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return null;
-}
-
-/** Whether an IP literal is a public unicast address. */
+/**
+ * Whether an IP literal is a public unicast address. An IPv6 address that leads to an IPv4 one (mapped,
+ * NAT64, 6to4, Teredo: see embeddedIPv4s) is public only when each IPv4 address it carries is.
+ */
 export function isPublicAddress(ip: string): boolean {
   const family = net.isIP(ip);
   if (family === 4) return !blocked.check(ip, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedV4(ip);
-    if (v4) return isPublicAddress(v4);
-    return !blocked.check(ip, 'ipv6');
-  }
+  if (family === 6) return !blocked.check(ip, 'ipv6') && embeddedIPv4s(ip).every(isPublicAddress);
   return false;
 }
 

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../contract/types.js';
+import { ok } from '../../kit/http/envelope.js';
+import { accountOf } from '../context.js';
+import { identityOf } from '../auth.js';
+import { baseUrlOf } from '../email/routes.js';
+import { setupState, systemStatus } from './status.js';
+
+/** The body of the reference's PUT /api/user/self that this service acts on (its other settings are not kept). */
+const selfUpdateBody = Type.Object(
+  {
+    display_name: Type.Optional(Type.String({ maxLength: 256 })),
+    password: Type.Optional(Type.String({ maxLength: 1024 })),
+    original_password: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
+/** What new-api's dashboard reads to sign in and show the profile page (AS01–AS04, additions). */
+export const dashboardRoutes = [
+  implement('AS01', {
+    handler: async (req) => ok(await systemStatus(accountOf(req), baseUrlOf(req))),
+  }),
+
+  implement('AS02', {
+    handler: async () => ok(setupState()),
+  }),
+
+  implement('AS03', {
+    handler: async (req) => ok(await accountOf(req).services.self.profile(identityOf(req))),
+  }),
+
+  implement('AS04', {
+    rateLimit: ['security'],
+    noStore: true,
+    schema: { body: selfUpdateBody },
+    handler: async (req) => ok(await accountOf(req).services.self.update(identityOf(req), req.body)),
+  }),
+];

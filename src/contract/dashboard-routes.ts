@@ -1,0 +1,66 @@
+import { placeholderOperation } from './coverage.js';
+import type { RegisteredOperation } from './registry.js';
+import type { AuthClass, HttpMethod } from './types.js';
+
+/**
+ * Routes new-api's own dashboard (its web/ pages) calls on the account service that are outside SPEC:
+ * API tokens, top-up and payments, usage logs, subscriptions, affiliate credit, check-in, content pages.
+ * They answer 501 `api_not_implemented` after the reference's authentication (a clear "not here" instead
+ * of a bare 404) and are listed in the manifest with state `placeholder` (docs/differences.md, "The
+ * reference dashboard").
+ */
+const routes: { id: string; method: HttpMethod; path: string; auth: AuthClass; summary: string }[] = [
+  { id: 'AP01', method: 'GET', path: '/api/token/', auth: 'customer', summary: 'List API tokens (dashboard, not in this product)' },
+  { id: 'AP02', method: 'GET', path: '/api/token/search', auth: 'customer', summary: 'Search API tokens (dashboard, not in this product)' },
+  { id: 'AP03', method: 'GET', path: '/api/token/:id', auth: 'customer', summary: 'Read an API token (dashboard, not in this product)' },
+  { id: 'AP04', method: 'POST', path: '/api/token/:id/key', auth: 'customer', summary: 'Reveal an API token key (dashboard, not in this product)' },
+  { id: 'AP05', method: 'POST', path: '/api/token/', auth: 'customer', summary: 'Create an API token (dashboard, not in this product)' },
+  { id: 'AP06', method: 'PUT', path: '/api/token/', auth: 'customer', summary: 'Update an API token (dashboard, not in this product)' },
+  { id: 'AP07', method: 'DELETE', path: '/api/token/:id', auth: 'customer', summary: 'Delete an API token (dashboard, not in this product)' },
+  { id: 'AP08', method: 'POST', path: '/api/token/batch', auth: 'customer', summary: 'Delete API tokens in batch (dashboard, not in this product)' },
+  { id: 'AP09', method: 'POST', path: '/api/token/batch/keys', auth: 'customer', summary: 'Reveal API token keys in batch (dashboard, not in this product)' },
+  { id: 'AP10', method: 'GET', path: '/api/log/self', auth: 'customer', summary: 'Own usage log (dashboard, not in this product)' },
+  { id: 'AP11', method: 'GET', path: '/api/log/self/stat', auth: 'customer', summary: 'Own usage statistics (dashboard, not in this product)' },
+  { id: 'AP12', method: 'GET', path: '/api/log/self/search', auth: 'customer', summary: 'Search the own usage log (dashboard, not in this product)' },
+  { id: 'AP13', method: 'GET', path: '/api/data/self', auth: 'customer', summary: 'Own usage by day (dashboard, not in this product)' },
+  { id: 'AP14', method: 'GET', path: '/api/mj/self', auth: 'customer', summary: 'Own Midjourney tasks (dashboard, not in this product)' },
+  { id: 'AP15', method: 'GET', path: '/api/task/self', auth: 'customer', summary: 'Own tasks (dashboard, not in this product)' },
+  { id: 'AP16', method: 'GET', path: '/api/user/topup/info', auth: 'customer', summary: 'Top-up options (dashboard, not in this product)' },
+  { id: 'AP17', method: 'GET', path: '/api/user/topup/self', auth: 'customer', summary: 'Own top-ups (dashboard, not in this product)' },
+  { id: 'AP18', method: 'POST', path: '/api/user/topup', auth: 'customer', summary: 'Redeem a top-up code (dashboard, not in this product)' },
+  { id: 'AP19', method: 'POST', path: '/api/user/pay', auth: 'customer', summary: 'Pay by epay (dashboard, not in this product)' },
+  { id: 'AP20', method: 'POST', path: '/api/user/amount', auth: 'customer', summary: 'Price of a top-up (dashboard, not in this product)' },
+  { id: 'AP21', method: 'POST', path: '/api/user/stripe/pay', auth: 'customer', summary: 'Pay by Stripe (dashboard, not in this product)' },
+  { id: 'AP22', method: 'POST', path: '/api/user/stripe/amount', auth: 'customer', summary: 'Price of a Stripe top-up (dashboard, not in this product)' },
+  { id: 'AP23', method: 'POST', path: '/api/user/creem/pay', auth: 'customer', summary: 'Pay by Creem (dashboard, not in this product)' },
+  { id: 'AP24', method: 'GET', path: '/api/user/aff', auth: 'customer', summary: 'Own affiliate code (dashboard, not in this product)' },
+  { id: 'AP25', method: 'POST', path: '/api/user/aff_transfer', auth: 'customer', summary: 'Move affiliate credit to quota (dashboard, not in this product)' },
+  { id: 'AP26', method: 'PUT', path: '/api/user/setting', auth: 'customer', summary: 'Own notification settings (dashboard, not in this product)' },
+  { id: 'AP27', method: 'GET', path: '/api/user/token', auth: 'customer', summary: 'Generate a personal access token (dashboard; here: npm run cli -- user token)' },
+  { id: 'AP28', method: 'DELETE', path: '/api/user/self', auth: 'customer', summary: 'Delete the own account (dashboard, not in this product)' },
+  { id: 'AP29', method: 'GET', path: '/api/user/models', auth: 'customer', summary: 'Models the own group may use (dashboard, not in this product)' },
+  { id: 'AP30', method: 'GET', path: '/api/user/self/groups', auth: 'customer', summary: 'Groups the caller may use (dashboard, not in this product)' },
+  { id: 'AP31', method: 'GET', path: '/api/user/checkin', auth: 'customer', summary: 'Check-in status (dashboard, not in this product)' },
+  { id: 'AP32', method: 'POST', path: '/api/user/checkin', auth: 'customer', summary: 'Daily check-in (dashboard, not in this product)' },
+  { id: 'AP33', method: 'GET', path: '/api/subscription/plans', auth: 'customer', summary: 'Subscription plans (dashboard, not in this product)' },
+  { id: 'AP34', method: 'GET', path: '/api/subscription/self', auth: 'customer', summary: 'Own subscriptions (dashboard, not in this product)' },
+  { id: 'AP35', method: 'PUT', path: '/api/subscription/self/preference', auth: 'customer', summary: 'Own subscription preference (dashboard, not in this product)' },
+  { id: 'AP36', method: 'POST', path: '/api/subscription/epay/pay', auth: 'customer', summary: 'Buy a subscription by epay (dashboard, not in this product)' },
+  { id: 'AP37', method: 'POST', path: '/api/subscription/stripe/pay', auth: 'customer', summary: 'Buy a subscription by Stripe (dashboard, not in this product)' },
+  { id: 'AP38', method: 'POST', path: '/api/subscription/creem/pay', auth: 'customer', summary: 'Buy a subscription by Creem (dashboard, not in this product)' },
+  { id: 'AP39', method: 'GET', path: '/api/user/logout', auth: 'none', summary: 'The reference\'s cookie-session logout (here: POST /api/user/auth/logout, A23)' },
+  { id: 'AP40', method: 'GET', path: '/api/user/groups', auth: 'none', summary: 'Public group list (dashboard, not in this product)' },
+  { id: 'AP41', method: 'GET', path: '/api/models', auth: 'customer', summary: 'Models of the dashboard (not in this product)' },
+  { id: 'AP42', method: 'GET', path: '/api/pricing', auth: 'optional', summary: 'Model pricing page (dashboard, not in this product)' },
+  { id: 'AP43', method: 'GET', path: '/api/notice', auth: 'none', summary: 'Site notice (dashboard, not in this product)' },
+  { id: 'AP44', method: 'GET', path: '/api/about', auth: 'none', summary: 'About page (dashboard, not in this product)' },
+  { id: 'AP45', method: 'GET', path: '/api/home_page_content', auth: 'none', summary: 'Home page content (dashboard, not in this product)' },
+  { id: 'AP46', method: 'GET', path: '/api/user-agreement', auth: 'none', summary: 'User agreement page (dashboard, not in this product)' },
+  { id: 'AP47', method: 'GET', path: '/api/privacy-policy', auth: 'none', summary: 'Privacy policy page (dashboard, not in this product)' },
+  { id: 'AP48', method: 'GET', path: '/api/oauth/state', auth: 'optional', summary: 'The reference\'s OAuth state by GET (here: POST /api/oauth/state, A05, which also builds the authorization URL)' },
+];
+
+/** The dashboard routes outside SPEC as operations of the account service, state `placeholder`. */
+export function dashboardPlaceholderOperations(): RegisteredOperation[] {
+  return routes.map((r) => placeholderOperation({ ...r, deployable: 'account' }));
+}
