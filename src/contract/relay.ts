@@ -3,7 +3,7 @@
  * gateway implements it in-process (src/gateway/relay/engine.ts) and over its internal HTTP API (/relay/v1/…,
  * a workload token); `edge/` and `gateway/` share only these types.
  */
-export type RelayFormat = 'chat' | 'responses' | 'embeddings';
+export type RelayFormat = 'chat' | 'responses' | 'embeddings' | 'anthropic' | 'gemini';
 
 export interface RelayCaller {
   /** The calling deployable (the workload token's `iss`). */
@@ -16,8 +16,10 @@ export interface RelayCaller {
 
 export interface RelayCall {
   format: RelayFormat;
-  /** The caller's body in its format: OpenAI Chat Completions, OpenAI Responses or OpenAI embeddings. */
+  /** The caller's body in its format: OpenAI Chat Completions, OpenAI Responses, OpenAI embeddings, Anthropic Messages or Gemini generateContent. */
   body: Record<string, unknown>;
+  /** Gemini callers name the model and whether to stream in the path (`models/{model}:streamGenerateContent`), not in the body. */
+  modelInPath?: { model: string; stream: boolean };
   caller: RelayCaller;
   requestId: string;
   /** Aborts the upstream request (the caller went away). */

@@ -32,15 +32,15 @@ describe('relay internal API: workload tokens only, on loopback only (GR01–GR0
   const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
 
   before(async () => {
-    up = await startFakeUpstream({ 'POST /v1/chat/completions': (_r, res) => sendJson(res, 200, { id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }) });
+    up = await startFakeUpstream({ 'POST /v1/chat/completions': (r, res) => r.json?.model === 'gpt-broken' ? sendJson(res, 500, { error: { message: 'down' } }) : sendJson(res, 200, { id: 'c', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }) });
     const v = variants()[0]!;
     s = await startGateway(v, { env: RELAY_ENV });
     eddsa = await startGateway(v, { env: { ...RELAY_ENV, GATEWAY_RELAY_TOKEN_SECRET: '', GATEWAY_RELAY_TOKEN_PUBLIC_KEY: publicKey.export({ format: 'pem', type: 'spki' }).toString() } });
     off = await startGateway(v);
     for (const g of [s, eddsa]) {
       const root = await g.staff('root', 'root');
-      assert.equal((await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'c', base_url: up.url, models: 'gpt-4o', key: KEY } })).status, 200);
-      await g.services.ratios.setCurrent({ model_ratio: { 'gpt-4o': 1 } });
+      assert.equal((await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'c', base_url: up.url, models: 'gpt-4o,gpt-broken', key: KEY } })).status, 200);
+      await g.services.ratios.setCurrent({ model_ratio: { 'gpt-4o': 1, 'gpt-broken': 1 } });
     }
     staffToken = (await s.services.staff.issueToken('root')).token;
   });
@@ -89,6 +89,12 @@ describe('relay internal API: workload tokens only, on loopback only (GR01–GR0
     const other = await read('owner-8');
     assert.equal(other.status, 404);
     assert.equal((await other.json()).error.code, 'relay_call_not_found');
+    // A later failed call under the same id (a retried run) does not hide the served one.
+    const failed = await fetch(`${s.url}/relay/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': 'run-0001' }, body: JSON.stringify({ ...body, model: 'gpt-broken' }) });
+    assert.equal(failed.status, 500);
+    const again = await (await read('owner-7')).json();
+    assert.equal(again.error_code, null);
+    assert.equal(again.quota, 2);
   });
 
   test('EdDSA tokens verify against the configured public key; HS256 ones are then refused', async () => {

@@ -55,7 +55,7 @@ for (const variant of fuzzVariants()) {
         logText: () => s.log.text(),
         known: { id, channel_id: id },
       };
-      // The relay's internal API: OpenAI-style errors; its channel's upstream (the fake) answers 404 to everything.
+      // The relay's internal API: errors in each caller format's shape; its channel's upstream is the fake's chat route.
       await s.services.ratios.setCurrent({ model_ratio: { 'gpt-test': 1 } });
       let workload = await relayToken();
       const forged = await relayToken({ key: { alg: 'HS256', secret: 'another-secret-0123456789abcdef-0123456789' } });
@@ -69,14 +69,15 @@ for (const variant of fuzzVariants()) {
           { name: 'forged workload', headers: () => ({ authorization: `Bearer ${forged}` }) },
         ],
         bodyLimit: s.ctx.config.gateway.relay.maxRequestBytes,
-        errorShape: 'openai',
+        // GR05 answers in Anthropic's error shape, GR06 in Google's (the code in a header); the rest in OpenAI's.
+        errorShape: (op) => (op === 'GR05' ? 'anthropic' : op === 'GR06' ? 'gemini' : 'openai'),
         allowed5xx: {
           relay_upstream_error: 'the channel\'s upstream failed', relay_upstream_timeout: 'upstream timeout', relay_upstream_unreachable: 'upstream unreachable',
           relay_upstream_bad_response: 'upstream answer not understood', relay_no_channel: 'no channel serves the model', relay_model_unpriced: 'the model has no price',
         },
         passedStatus: { relay_upstream_error: "the upstream's status is kept (after status_code_mapping)" },
         secrets: () => [...target.secrets(), workload, forged],
-        known: { model: 'gpt-test' },
+        known: { model: 'gpt-test', target: 'gpt-test:generateContent' },
         // Workload tokens live at most 60 s: a fresh one for each operation.
         afterOperation: async () => void (workload = await relayToken()),
       };
@@ -90,7 +91,7 @@ for (const variant of fuzzVariants()) {
       await assertFuzzClean(target);
     });
 
-    test('the relay\'s internal API: no 5xx beyond upstream and routing failures, OpenAI-style errors, no secrets', async () => {
+    test('the relay\'s internal API: no 5xx beyond upstream and routing failures, errors in the caller format\'s shape, no secrets', async () => {
       // The first target deleted and disabled channels: the relay gets one of its own.
       const root = s.client(relayTarget.identities[1]!.headers().authorization!.slice(7));
       const created = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'relay-fuzz', models: 'gpt-test', key: UPSTREAM_KEY, base_url: up.url } });

@@ -22,8 +22,8 @@ export interface FuzzTarget {
   ops: RegisteredOperation[];
   identities: Identity[];
   bodyLimit: number;
-  /** 'envelope': {success:false, code, message}; 'openai': {error:{code, type, message, param}, requestId}. */
-  errorShape: 'envelope' | 'openai';
+  /** The error body shape, for every operation or per operation id. */
+  errorShape: ErrorShape | ((op: string) => ErrorShape);
   /** Error codes allowed with a status >= 500, each with the reason the spec gives. */
   allowed5xx: Record<string, string>;
   /** Codes whose status is not the catalog's but another system's (an upstream's, kept), with the reason. */
@@ -39,6 +39,33 @@ export interface FuzzTarget {
   afterOperation?: (op: RegisteredOperation, identity: Identity) => Promise<void>;
 }
 
+/**
+ * 'envelope': {success:false, code, message}; 'openai': {error:{code, type, message, param}, requestId};
+ * 'anthropic': {type:'error', error:{type, message}} and 'gemini': {error:{code: the status, message, status}},
+ * both with the catalog code in the x-relay-error-code header.
+ */
+export type ErrorShape = 'envelope' | 'openai' | 'anthropic' | 'gemini';
+
+const shapeOf = (t: FuzzTarget, op: string): ErrorShape => (typeof t.errorShape === 'function' ? t.errorShape(op) : t.errorShape);
+
+/** The catalog code of an error answer in its shape. */
+function codeOf(shape: ErrorShape, json: any, headers: Record<string, unknown>): unknown {
+  if (shape === 'envelope') return json?.code;
+  if (shape === 'openai') return json?.error?.code;
+  return headers['x-relay-error-code'];
+}
+
+/** What is wrong with the error body's shape, or null. */
+function shapeFault(shape: ErrorShape, status: number, json: any, text: string): string | null {
+  if (shape === 'envelope' && (json?.success !== false || typeof json.message !== 'string')) return `not the error envelope: ${text.slice(0, 200)}`;
+  if (shape === 'openai' && (typeof json?.error?.message !== 'string' || typeof json.error.type !== 'string' || !('param' in json.error) || typeof json.requestId !== 'string')) {
+    return `not the OpenAI-style error body: ${text.slice(0, 200)}`;
+  }
+  if (shape === 'anthropic' && (json?.type !== 'error' || typeof json.error?.type !== 'string' || typeof json.error.message !== 'string')) return `not Anthropic's error body: ${text.slice(0, 200)}`;
+  if (shape === 'gemini' && (json?.error?.code !== status || typeof json.error.message !== 'string' || typeof json.error.status !== 'string')) return `not Google's error body: ${text.slice(0, 200)}`;
+  return null;
+}
+
 export interface FuzzResult {
   requests: number;
   byStatus: Record<string, number>;
@@ -51,7 +78,8 @@ const STACK_FRAME = /\n\s+at |\bat [^\s(]+ \([^)]*:\d+:\d+\)/;
 const FILE_PATH = /\/(work|home|usr|tmp|src|node_modules)\/|file:\/\/|\.(ts|js|mjs):\d+/;
 
 /** What is wrong with one response, or null. */
-function judge(t: FuzzTarget, status: number, text: string, secrets: string[]): string | null {
+function judge(t: FuzzTarget, shape: ErrorShape, r: { status: number; text: string; headers: Record<string, unknown> }, secrets: string[]): string | null {
+  const { status, text } = r;
   if (STACK_FRAME.test(text)) return 'stack trace in the body';
   // Only error bodies: G77 (root) reports the plugin directories on purpose.
   if (status >= 400 && FILE_PATH.test(text)) return 'file path in an error body';
@@ -65,11 +93,9 @@ function judge(t: FuzzTarget, status: number, text: string, secrets: string[]): 
   } catch {
     return `error body is not JSON: ${text.slice(0, 120)}`;
   }
-  const code = t.errorShape === 'envelope' ? json?.code : json?.error?.code;
-  if (t.errorShape === 'envelope' && (json?.success !== false || typeof json.message !== 'string')) return `not the error envelope: ${text.slice(0, 200)}`;
-  if (t.errorShape === 'openai' && (typeof json?.error?.message !== 'string' || typeof json.error.type !== 'string' || !('param' in json.error) || typeof json.requestId !== 'string')) {
-    return `not the OpenAI-style error body: ${text.slice(0, 200)}`;
-  }
+  const fault = shapeFault(shape, status, json, text);
+  if (fault) return fault;
+  const code = codeOf(shape, json, r.headers) as string;
   const def = errorCatalog[code];
   if (!def) return `code ${code} is not in the error catalog`;
   if (def.status !== status && !(code in (t.passedStatus ?? {}))) return `code ${code} has catalog status ${def.status}, answered ${status}`;
@@ -77,10 +103,10 @@ function judge(t: FuzzTarget, status: number, text: string, secrets: string[]): 
   return null;
 }
 
-async function send(t: FuzzTarget, c: FuzzCase, identity: Identity): Promise<{ status: number; text: string }> {
+async function send(t: FuzzTarget, c: FuzzCase, identity: Identity): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   const headers = { ...c.headers, ...identity.headers(), ...t.headersFor?.(c) };
   const res = await request(t.baseUrl + c.url, { method: c.method as never, headers, body: c.body, headersTimeout: 60_000, bodyTimeout: 60_000 });
-  return { status: res.statusCode, text: await res.body.text() };
+  return { status: res.statusCode, text: await res.body.text(), headers: res.headers };
 }
 
 /** Sends every case of every operation as every identity, a few at a time, and judges each answer. */
@@ -102,10 +128,11 @@ export async function fuzz(t: FuzzTarget): Promise<FuzzResult> {
             const r = await send(t, c, identity);
             const bucket = `${Math.floor(r.status / 100)}xx`;
             result.byStatus[bucket] = (result.byStatus[bucket] ?? 0) + 1;
-            const why = judge(t, r.status, r.text, t.secrets());
+            const shape = shapeOf(t, c.op);
+            const why = judge(t, shape, r, t.secrets());
             if (why) fail(c, identity.name, why);
             else if (r.status >= 500) {
-              const code = t.errorShape === 'envelope' ? JSON.parse(r.text).code : JSON.parse(r.text).error.code;
+              const code = codeOf(shape, JSON.parse(r.text), r.headers);
               const key = `${code} (${c.op})`;
               result.allowed5xx[key] = (result.allowed5xx[key] ?? 0) + 1;
             }

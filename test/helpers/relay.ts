@@ -29,12 +29,15 @@ export interface RelayReply {
   events: any[];
 }
 
-/** One call of the relay's internal API (GR01–GR03) with a fresh workload token unless `token` is given. */
+/**
+ * One call of the relay's internal API with a fresh workload token unless `token` is given: `path` after
+ * /relay/v1 (GR01–GR03, GR05), or a whole path starting with /relay/ (GR06's /relay/v1beta/…).
+ */
 export async function relay(baseUrl: string, path: string, body: unknown, opts: { token?: string | null; group?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<RelayReply> {
   const token = opts.token === undefined ? await relayToken({ group: opts.group }) : opts.token;
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(baseUrl + '/relay/v1' + path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: opts.signal });
+  const res = await fetch(baseUrl + (path.startsWith('/relay/') ? path : '/relay/v1' + path), { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: opts.signal });
   const reply = await readReply(res);
   const header = res.headers.get('x-relay-summary');
   let summary: any = header ? JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) : null;

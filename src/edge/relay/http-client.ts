@@ -4,7 +4,14 @@ import { errorCatalog } from '../../contract/errors/index.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
 
-const PATHS = { chat: '/relay/v1/chat/completions', responses: '/relay/v1/responses', embeddings: '/relay/v1/embeddings' } as const;
+const PATHS = { chat: '/relay/v1/chat/completions', responses: '/relay/v1/responses', embeddings: '/relay/v1/embeddings', anthropic: '/relay/v1/messages' } as const;
+
+/** The relay route of a call's format; Gemini's names the model and the action in the path. */
+function relayPath(call: RelayCall): string {
+  if (call.format !== 'gemini') return PATHS[call.format];
+  const target = call.modelInPath ?? { model: '', stream: false };
+  return `/relay/v1beta/models/${encodeURIComponent(target.model)}:${target.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+}
 const ISSUER = 'edge';
 const AUDIENCE = 'gateway-relay';
 
@@ -27,8 +34,9 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
     return fresh;
   };
 
-  async function failure(status: number, text: string): Promise<AppError> {
-    let code = 'relay_upstream_error';
+  async function failure(status: number, text: string, codeHeader?: unknown): Promise<AppError> {
+    // Anthropic- and Gemini-shaped errors carry the catalog code in a header only.
+    let code = typeof codeHeader === 'string' && errorCatalog[codeHeader] ? codeHeader : 'relay_upstream_error';
     let detail = text.slice(0, 300);
     try {
       const e = JSON.parse(text).error;
@@ -42,7 +50,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
 
   return {
     async relay(call: RelayCall): Promise<RelayAnswer> {
-      const res = await request(opts.url + PATHS[call.format], {
+      const res = await request(opts.url + relayPath(call), {
         method: 'POST',
         headers: {
           authorization: `Bearer ${await token(call.caller.subject, call.caller.group)}`,
@@ -55,7 +63,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
       });
-      if (res.statusCode !== 200) throw await failure(res.statusCode, await res.body.text());
+      if (res.statusCode !== 200) throw await failure(res.statusCode, await res.body.text(), res.headers['x-relay-error-code']);
       const type = String(res.headers['content-type'] ?? '');
       if (!type.startsWith('text/event-stream')) {
         const header = String(res.headers[RELAY_SUMMARY_HEADER] ?? '');
@@ -97,6 +105,9 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
           fail(e as Error);
           throw e;
         } finally {
+          // Abandoned by its consumer (return()) before the summary: the summary settles all the same, as a
+          // failure, so the caller asks the gateway's log (a no-op once settled).
+          fail(new Error('the relay stream was abandoned before its summary'));
           if (trailer === null) res.body.destroy();
         }
       }

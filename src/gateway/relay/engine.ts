@@ -4,6 +4,7 @@ import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
 import type { AffinityService, RelayRequest } from '../affinity/service.js';
 import type { GatewayContext } from '../context.js';
+import { wholeAnswer, usageOf, zeroUsage } from './answer.js';
 import { asFailure, AttemptFailure, openStream, sendJson, type Limits } from './attempt.js';
 import type { Breaker } from './breaker.js';
 import { legsOf, type Leg } from './legs.js';
@@ -12,9 +13,6 @@ import { callerName, summaryFromRow, type RelayLogWriter } from './log-writer.js
 import { Plan } from './plan.js';
 import { costOf, type Price, type Pricing } from './pricing.js';
 import type { OpenChannel, Routing } from './routing.js';
-import { textTokens } from './tokens.js';
-import { chatToResponse, responsesUsage } from './wire/responses.js';
-import type { ChatCompletion, ChatUsage } from './wire/types.js';
 
 export interface RelayDeps {
   ctx: GatewayContext;
@@ -57,7 +55,6 @@ export class RelayEngine implements RelayPort {
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         break;
       }
-      if (attempts.length > 0) await backoff(attempts.length, this.d.backoff, call.signal);
       const target = leg.channel.target(leg.keyIndex);
       try {
         const answer = await this.attempt(plan, leg, price, attempts, startedAt);
@@ -73,6 +70,8 @@ export class RelayEngine implements RelayPort {
         if (call.signal?.aborted) break;
         await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);
         if (!failure.retryable) break;
+        // Before the next leg is chosen: a pause or an opened breaker set during the wait is seen.
+        if (attempts.length <= this.d.retries) await backoff(attempts.length, this.d.backoff, call.signal);
       }
     }
     if (!last) throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
@@ -91,7 +90,7 @@ export class RelayEngine implements RelayPort {
 
     if (!plan.stream) {
       const { text, json } = await sendJson(this.d.upstream, request, target, this.d.limits, call.signal);
-      const { body, usage } = this.convert(plan, leg, text, json);
+      const { body, usage } = wholeAnswer(plan, leg.dialect, leg.upstreamModel, text, json);
       served(200);
       const summary = this.summary(plan, leg, 200, null, usage, price, Math.round(performance.now() - startedAt), attempts, startedAt);
       this.d.log.record(summary, { caller: call.caller, format: call.format, stream: false });
@@ -155,31 +154,6 @@ export class RelayEngine implements RelayPort {
     return { kind: 'stream', status: 200, contentType: 'text/event-stream; charset=utf-8', pieces: pieces(), summary };
   }
 
-  /** A non-streamed answer in the caller's format, with its usage. */
-  private convert(plan: Plan, leg: Leg, text: string, json: unknown): { body: string; usage: RelayUsage } {
-    const { call } = plan;
-    const native = plan.native(leg.dialect);
-    if (call.format === 'embeddings') {
-      const result = leg.dialect.embeddingsResult!(json, leg.upstreamModel);
-      const prompt = result.usage?.prompt_tokens;
-      const usage: RelayUsage = prompt ? { ...zeroUsage(), prompt_tokens: prompt, total_tokens: prompt } : { ...zeroUsage(), prompt_tokens: plan.countPrompt(), total_tokens: plan.countPrompt(), counted: true };
-      // OpenAI answers base64 (float32, little-endian) when asked, and its SDKs ask by default.
-      if (!native && call.body.encoding_format === 'base64') {
-        for (const d of result.data) if (Array.isArray(d.embedding)) d.embedding = float32Base64(d.embedding);
-      }
-      return { body: native ? text : JSON.stringify(result), usage };
-    }
-    if (call.format === 'responses' && native) {
-      const usage = responsesUsage(json);
-      if ((json as { error?: unknown })?.error) throw new AttemptFailure('relay_upstream_error', 200, 'the upstream answered an error', true);
-      return { body: text, usage: usageOf(usage, plan, responseText(json)) };
-    }
-    const completion = leg.dialect.chatResult(json, leg.upstreamModel);
-    const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
-    if (call.format === 'responses') return { body: JSON.stringify(chatToResponse(completion, call.body)), usage };
-    return { body: native ? text : JSON.stringify(completion), usage };
-  }
-
   async summaryOf(requestId: string, caller: Pick<RelayCall['caller'], 'issuer' | 'subject'>): Promise<RelaySummary | null> {
     await this.d.log.flush();
     const row = await logRowOf(this.d.ctx.db, requestId, callerName(caller));
@@ -235,43 +209,6 @@ export class RelayEngine implements RelayPort {
       attempts,
     };
   }
-}
-
-function zeroUsage(): RelayUsage {
-  return { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, reasoning_tokens: 0, total_tokens: 0, counted: false };
-}
-
-/** The upstream's usage when it gave one, else counted: the prompt from the request, the completion from the text. */
-function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): RelayUsage {
-  if (u && (u.prompt_tokens > 0 || u.completion_tokens > 0)) {
-    return {
-      prompt_tokens: u.prompt_tokens,
-      completion_tokens: u.completion_tokens,
-      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
-      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
-      total_tokens: u.total_tokens || u.prompt_tokens + u.completion_tokens,
-      counted: false,
-    };
-  }
-  const prompt = plan.countPrompt();
-  const completion = textTokens(completionText);
-  return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true };
-}
-
-/** An embedding as OpenAI's base64 form: float32 little-endian bytes. */
-function float32Base64(values: number[]): string {
-  const bytes = Buffer.alloc(values.length * 4);
-  values.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
-  return bytes.toString('base64');
-}
-
-function completionText(c: ChatCompletion): string {
-  return c.choices.map((ch) => `${typeof ch.message.content === 'string' ? ch.message.content : ''}${(ch.message.reasoning_content as string | undefined) ?? ''}${(ch.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')}`).join('');
-}
-
-function responseText(json: unknown): string {
-  const output = (json as { output?: { content?: { text?: unknown }[]; arguments?: unknown }[] })?.output ?? [];
-  return output.map((o) => (o.content ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') + (typeof o.arguments === 'string' ? o.arguments : '')).join('');
 }
 
 /** Waits base · 2^(n-1), capped, times a random factor in [0.5, 1) before the n-th retry; the caller leaving ends the wait. */

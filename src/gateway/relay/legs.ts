@@ -35,8 +35,11 @@ export async function* legsOf(s: LegSource, group: string, model: string, prefer
   let candidates = await s.routing.order(group, model, preferred);
   if (onlyPreferred && preferred !== null && candidates[0]?.id === preferred) candidates = candidates.slice(0, 1);
   const unusable = await s.breaker.unusable(candidates.map((c) => `ch:${c.id}`));
+  let attempted = false;
   for (const c of candidates) {
     if (unusable.has(`ch:${c.id}`)) continue;
+    // Earlier attempts took time: a Retry-After pause or an opened breaker set since (by any call) holds.
+    if (attempted && (await s.breaker.unusable([`ch:${c.id}`])).size) continue;
     const channel = await s.routing.channel(c.id, c.probe);
     if (!channel || (await s.spent(channel))) continue;
     const tried = new Set<number>();
@@ -44,6 +47,7 @@ export async function* legsOf(s: LegSource, group: string, model: string, prefer
       const pick = await keyOf(s, channel, c.probe, tried);
       if (!pick) break;
       const target = channel.target(pick.keyIndex);
+      attempted = true;
       const failedWith = yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
       if (pick.keyIndex === null || failedWith === undefined || !KEY_FAILURES.has(failedWith)) break;
       tried.add(pick.keyIndex);

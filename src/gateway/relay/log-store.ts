@@ -81,7 +81,18 @@ export async function usageBuckets(db: Db, f: LogFilter, bucketMs: number, by: '
   }));
 }
 
-/** The newest row of one request id made by one caller. */
+/**
+ * The row of one request id made by one caller: the newest served one when there is one (a call retried
+ * under the same id after a served attempt must not hide what was served), else the newest.
+ */
 export async function logRowOf(db: Db, requestId: string, caller: string) {
-  return db.selectFrom('relay_log').selectAll().where('request_id', '=', requestId).where('caller', '=', caller).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('relay_log')
+    .selectAll()
+    .where('request_id', '=', requestId)
+    .where('caller', '=', caller)
+    .orderBy(sql`case when error_code is null then 0 else 1 end`)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

@@ -3,8 +3,13 @@ import { AppError } from '../../kit/http/errors.js';
 import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import { AttemptFailure } from './attempt.js';
+import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, nativeResponsesReader, pivotReader, responsesEncoder, type StreamReader } from './readers.js';
 import { inputTokens, promptTokens } from './tokens.js';
+import { messagesCall, messagesToChat } from './wire/anthropic-caller.js';
+import { messagesStream } from './wire/anthropic-caller-stream.js';
+import { generateContentCall, generateContentToChat } from './wire/gemini-caller.js';
+import { generateContentStream } from './wire/gemini-caller-stream.js';
 import { responsesCall } from './wire/openai.js';
 import { RelayInputError, responsesToChat } from './wire/responses.js';
 import type { ChatBody, Dialect, EmbeddingsBody, Json, UpstreamCall } from './wire/types.js';
@@ -12,6 +17,15 @@ import type { ChatBody, Dialect, EmbeddingsBody, Json, UpstreamCall } from './wi
 function invalid(detail: string): never {
   throw new AppError('relay_invalid_request', { params: { detail } });
 }
+
+/** The upstream family that speaks each caller format natively (its requests pass through unconverted). */
+const NATIVE_FAMILIES: Record<RelayCall['format'], readonly Dialect['family'][]> = {
+  chat: ['openai', 'azure'],
+  responses: ['openai', 'azure'],
+  embeddings: ['openai', 'azure'],
+  anthropic: ['anthropic'],
+  gemini: ['gemini'],
+};
 
 /** What one call asks for, checked once, and how it is sent to each channel tried. */
 export class Plan {
@@ -21,21 +35,32 @@ export class Plan {
 
   constructor(readonly call: RelayCall) {
     const body = call.body;
-    if (typeof body.model !== 'string' || !body.model.trim() || body.model.length > 255) invalid('model must be a model name');
-    this.model = body.model;
-    this.stream = call.format !== 'embeddings' && body.stream === true;
+    const model = call.format === 'gemini' ? call.modelInPath?.model : body.model;
+    if (typeof model !== 'string' || !model.trim() || model.length > 255) invalid('model must be a model name');
+    this.model = model;
+    this.stream = call.format === 'gemini' ? call.modelInPath?.stream === true : call.format !== 'embeddings' && body.stream === true;
     if (call.format === 'chat' && (!Array.isArray(body.messages) || body.messages.length === 0)) invalid('messages must be a non-empty list');
     if (call.format === 'responses' && body.input === undefined) invalid('input is required');
     if (call.format === 'embeddings' && body.input === undefined) invalid('input is required');
-    if (call.format === 'responses') this.chat(); // refuses what cannot be served (built-in tools, stored state) before any channel is tried
+    // Converted formats refuse what cannot be served (built-in tools, stored state) before any channel is tried.
+    if (call.format === 'responses' || call.format === 'anthropic' || call.format === 'gemini') this.chat();
   }
 
   /** The call as a chat request (the pivot format). */
   chat(): ChatBody {
     if (this.chatBody) return this.chatBody;
-    if (this.call.format === 'chat') return (this.chatBody = this.call.body as ChatBody);
+    const body = this.call.body;
     try {
-      return (this.chatBody = responsesToChat(this.call.body));
+      switch (this.call.format) {
+        case 'responses':
+          return (this.chatBody = responsesToChat(body));
+        case 'anthropic':
+          return (this.chatBody = messagesToChat(body));
+        case 'gemini':
+          return (this.chatBody = generateContentToChat(body, this.model, this.stream));
+        default:
+          return (this.chatBody = body as ChatBody);
+      }
     } catch (e) {
       if (e instanceof RelayInputError) invalid(e.message);
       throw e;
@@ -48,20 +73,25 @@ export class Plan {
     return o?.include_usage === true;
   }
 
-  /** Native pass-through: the upstream speaks the caller's format (OpenAI and Azure channels). */
+  /** Native pass-through: the upstream speaks the caller's format. */
   native(d: Dialect): boolean {
-    return d.family === 'openai' || d.family === 'azure';
+    return NATIVE_FAMILIES[this.call.format].includes(d.family);
   }
 
   /** The upstream request for one channel: the family's format, the mapped model, the channel's parameter override. */
   request(d: Dialect, t: UpstreamTarget, upstreamModel: string, paramOverride: string | null): UpstreamCall {
     let call: UpstreamCall;
-    if (this.call.format === 'embeddings') {
+    const { format, body } = this.call;
+    if (format === 'embeddings') {
       // Another channel of the model may serve them: a failure of this channel, not of the call.
       if (!d.embeddings) throw new AttemptFailure('relay_invalid_request', 0, `channel type ${t.type} serves no embeddings`, true);
-      call = d.embeddings(t, { ...this.call.body, model: upstreamModel } as EmbeddingsBody);
-    } else if (this.call.format === 'responses' && this.native(d)) {
-      call = responsesCall(t, d.family as 'openai' | 'azure', { ...this.call.body, model: upstreamModel });
+      call = d.embeddings(t, { ...body, model: upstreamModel } as EmbeddingsBody);
+    } else if (format === 'responses' && this.native(d)) {
+      call = responsesCall(t, d.family as 'openai' | 'azure', { ...body, model: upstreamModel });
+    } else if (format === 'anthropic' && this.native(d)) {
+      call = messagesCall(t, { ...body, model: upstreamModel }, this.stream);
+    } else if (format === 'gemini' && this.native(d)) {
+      call = generateContentCall(t, upstreamModel, body, this.stream);
     } else {
       call = d.chat(t, { ...this.chat(), model: upstreamModel }, this.stream);
     }
@@ -72,10 +102,17 @@ export class Plan {
 
   /** The reader that turns this channel's stream into the caller's. */
   reader(d: Dialect, upstreamModel: string): StreamReader {
-    if (this.call.format === 'responses') {
-      return this.native(d) ? nativeResponsesReader() : pivotReader(d.chatStream(upstreamModel), responsesEncoder(this.call.body, upstreamModel), false);
+    const native = this.native(d);
+    switch (this.call.format) {
+      case 'responses':
+        return native ? nativeResponsesReader() : pivotReader(d.chatStream(upstreamModel), responsesEncoder(this.call.body, upstreamModel), false);
+      case 'anthropic':
+        return native ? nativeMessagesReader() : pivotReader(d.chatStream(upstreamModel), messagesStream(upstreamModel), false);
+      case 'gemini':
+        return native ? nativeGenerateContentReader() : pivotReader(d.chatStream(upstreamModel), generateContentStream(upstreamModel), false);
+      default:
+        return pivotReader(d.chatStream(upstreamModel), chatEncoder(this.includeUsage()), native);
     }
-    return pivotReader(d.chatStream(upstreamModel), chatEncoder(this.includeUsage()), this.native(d));
   }
 
   /** Prompt tokens counted with the tokenizer (when the upstream reported none). */
@@ -83,7 +120,19 @@ export class Plan {
     return this.call.format === 'embeddings' ? inputTokens(this.call.body.input) : promptTokens(this.chat());
   }
 
+  /** The path the caller's format has at its vendor (what channel-affinity rules match). */
   get path(): string {
-    return this.call.format === 'chat' ? '/v1/chat/completions' : this.call.format === 'responses' ? '/v1/responses' : '/v1/embeddings';
+    switch (this.call.format) {
+      case 'chat':
+        return '/v1/chat/completions';
+      case 'responses':
+        return '/v1/responses';
+      case 'anthropic':
+        return '/v1/messages';
+      case 'gemini':
+        return `/v1beta/models/${this.model}:${this.stream ? 'streamGenerateContent' : 'generateContent'}`;
+      default:
+        return '/v1/embeddings';
+    }
   }
 }

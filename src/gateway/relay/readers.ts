@@ -77,6 +77,11 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
   let usage: ChatUsage | null = null;
   const text: string[] = [];
   const unparsed: string[] = [];
+  /**
+   * A passed-through data line waits for the blank line that ends its event: a stream cut inside the line
+   * (then EOF) leaves an incomplete event, which is dropped, as an SSE client drops it, never sent broken.
+   */
+  let held: string | null = null;
   return {
     get output() {
       return output;
@@ -85,12 +90,19 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
       return finished;
     },
     line(line) {
+      let out = '';
+      if (held !== null) {
+        // The blank line completes the held event; an event's end is a blank line, so it goes out now.
+        unparsed.push(held.slice(5));
+        out = `${held}\n\n`;
+        held = null;
+        if (line === '') return out;
+      }
       if (passRaw && output && line.startsWith('data:') && !NOTABLE.test(line)) {
-        unparsed.push(line.slice(5));
-        return `${line}\n\n`;
+        held = line;
+        return out;
       }
       const chunks = decoder.line(line);
-      let out = '';
       for (const c of chunks) {
         if (c.usage) usage = c.usage;
         text.push(chunkText(c));
@@ -128,6 +140,8 @@ export function nativeResponsesReader(): StreamReader {
   let usage: ChatUsage | null = null;
   const text: string[] = [];
   let sequence = 0;
+  /** Whether the last line passed left an event open (not yet ended by its blank line). */
+  let open = false;
   return {
     get output() {
       return output;
@@ -156,12 +170,14 @@ export function nativeResponsesReader(): StreamReader {
         }
         if (type === 'response.output_text.delta' && typeof event.delta === 'string') text.push(event.delta);
       }
+      open = line !== '';
       return line + '\n';
     },
     end: () => '',
     fail(message, code) {
       const event = { type: 'error', code, message, param: null, sequence_number: sequence + 1 };
-      return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+      // A stream cut inside an event: its blank line first, so the error is an event of its own.
+      return `${open ? '\n' : ''}event: error\ndata: ${JSON.stringify(event)}\n\n`;
     },
     usage: () => usage,
     text: () => text.join(''),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
+import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayCall, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -25,9 +25,9 @@ export function encodeSummary(s: RelaySummary): string {
  * stream is written at the caller's pace (never buffered whole) and ends with the SSE comment
  * `: relay-summary {json}`, which SSE clients ignore. The caller going away aborts the upstream request.
  */
-async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply) {
+async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
   const gone = clientGone(reply);
-  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req) });
+  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req) });
   if (answer.kind === 'json') {
     return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header(RELAY_SUMMARY_HEADER, encodeSummary(answer.summary)).send(answer.body);
   }
@@ -54,7 +54,14 @@ function filterOf(q: { model?: string; channel_id?: number; status?: string; cal
 
 const MODEL = Type.String({ minLength: 1, maxLength: 255 });
 const STREAM = Type.Optional(Type.Boolean());
-/** The fields the relay reads; every other field of the OpenAI bodies passes through to the upstream. */
+/** A JSON object the converters read field by field (content blocks, parts, settings). */
+const BLOCK = Type.Object({}, { additionalProperties: true });
+/** One with a `type` (Anthropic's content blocks, tool choice, thinking). */
+const TYPED = Type.Object({ type: Type.String() }, { additionalProperties: true });
+/**
+ * The fields the relay reads. Every other field passes through to an upstream of the caller's own format
+ * (OpenAI and Azure for the OpenAI bodies, Anthropic for Messages, Gemini for generateContent).
+ */
 const BODIES = {
   chat: Type.Object({ model: MODEL, messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), { minItems: 1 }), stream: STREAM }, { additionalProperties: true }),
   responses: Type.Object({ model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))]), stream: STREAM }, { additionalProperties: true }),
@@ -62,15 +69,61 @@ const BODIES = {
     { model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.String()), Type.Array(Type.Integer()), Type.Array(Type.Array(Type.Integer()))]) },
     { additionalProperties: true },
   ),
+  anthropic: Type.Object(
+    {
+      model: MODEL,
+      messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), content: Type.Union([Type.String(), Type.Array(TYPED)]) }, { additionalProperties: true }), { minItems: 1 }),
+      system: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String(), text: Type.String() }, { additionalProperties: true }))])),
+      max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+      stop_sequences: Type.Optional(Type.Array(Type.String())),
+      temperature: Type.Optional(Type.Number()),
+      top_p: Type.Optional(Type.Number()),
+      top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+      tools: Type.Optional(Type.Array(Type.Object({ name: Type.String() }, { additionalProperties: true }))),
+      tool_choice: Type.Optional(TYPED),
+      thinking: Type.Optional(TYPED),
+      metadata: Type.Optional(BLOCK),
+      stream: STREAM,
+    },
+    { additionalProperties: true },
+  ),
+  gemini: Type.Object(
+    {
+      contents: Type.Array(Type.Object({ role: Type.Optional(Type.String()), parts: Type.Array(BLOCK) }, { additionalProperties: true }), { minItems: 1 }),
+      systemInstruction: Type.Optional(BLOCK),
+      tools: Type.Optional(Type.Array(BLOCK)),
+      toolConfig: Type.Optional(BLOCK),
+      generationConfig: Type.Optional(BLOCK),
+    },
+    { additionalProperties: true },
+  ),
 };
 
-/** The relay's internal API (GR01–GR03, workload token) and its log for staff (GS04, GS05). */
+/** GR06's path value `{model}:{action}`: the model is everything before the last colon (Ollama names hold colons). */
+const GEMINI_TARGET = /^(.+):(generateContent|streamGenerateContent)$/s;
+
+function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystring: { alt?: string } }>): RelayCall['modelInPath'] {
+  const m = GEMINI_TARGET.exec(req.params.target);
+  if (!m) throw new AppError('relay_invalid_request', { params: { detail: 'the path must be models/{model}:generateContent or models/{model}:streamGenerateContent', field: 'target' } });
+  const stream = m[2] === 'streamGenerateContent';
+  // Without alt=sse Google streams one JSON array; the relay serves the SSE form its SDKs ask for.
+  if (stream && req.query.alt !== 'sse') throw new AppError('relay_invalid_request', { params: { detail: 'streamGenerateContent is served as server-sent events only: add ?alt=sse', field: 'alt' } });
+  return { model: m[1]!, stream };
+}
+
+/** The relay's internal API (GR01–GR06, workload token) and its log for staff (GS04, GS05). */
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): OperationImpl<any>[] {
   const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
   return [
     implement('GR01', { bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
     implement('GR02', { bodyLimit, schema: { body: BODIES.responses }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
     implement('GR03', { bodyLimit, schema: { body: BODIES.embeddings }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
+    implement('GR05', { bodyLimit, schema: { body: BODIES.anthropic }, handler: (req, reply) => serve(engine, 'anthropic', req, reply) }),
+    implement('GR06', {
+      bodyLimit,
+      schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: BODIES.gemini },
+      handler: (req, reply) => serve(engine, 'gemini', req, reply, geminiTarget(req)),
+    }),
     implement('GR04', {
       schema: { params: Type.Object({ request_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }) }) },
       handler: async (req) => {

@@ -17,7 +17,14 @@ export interface HttpAppOptions {
    * own wire format). Gets the code, its catalog status and rendered message, and the error's params/data;
    * null keeps the envelope (for routes of the deployable that answer it).
    */
-  renderError?: (req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) => { status: number; body: unknown } | null;
+  renderError?: (req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) => RenderedError | null;
+}
+
+/** An error answer: status, body and the headers that go with it (a code the body's shape has no room for). */
+export interface RenderedError {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -109,7 +116,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   });
 
   /** The error body for a code: the envelope, or the deployable's own shape. */
-  function errorBody(req: FastifyRequest, code: string, params?: Record<string, string | number>, data?: unknown): { status: number; body: unknown } {
+  function errorBody(req: FastifyRequest, code: string, params?: Record<string, string | number>, data?: unknown): RenderedError {
     const def = opts.catalog[code] ?? opts.catalog.INTERNAL_ERROR;
     const message = renderMessage(def, langOf(req.headers['accept-language']), params);
     const own = opts.renderError?.(req, { code, status: def.status, message, params, data });
@@ -120,8 +127,9 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   }
 
   function sendError(req: FastifyRequest, reply: FastifyReply, code: string, params?: Record<string, string | number>, data?: unknown) {
-    const { status, body } = errorBody(req, code, params, data);
+    const { status, body, headers } = errorBody(req, code, params, data);
     reply.header('Cache-Control', 'no-store');
+    if (headers) reply.headers(headers);
     return reply.status(status).send(body);
   }
 
@@ -168,7 +176,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    const { status, body } = errorBody(req, 'NOT_FOUND');
+    const { status, body, headers } = errorBody(req, 'NOT_FOUND');
+    if (headers) reply.headers(headers);
     return reply.status(status).send(body);
   });
 

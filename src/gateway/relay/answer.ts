@@ -1,0 +1,82 @@
+import type { RelayUsage } from '../../contract/relay.js';
+import type { Plan } from './plan.js';
+import { textTokens } from './tokens.js';
+import { chatToMessages, nativeMessagesAnswer } from './wire/anthropic-caller.js';
+import { chatToGenerateContent, nativeGenerateContentAnswer } from './wire/gemini-caller.js';
+import { payloadError } from './wire/openai.js';
+import { chatToResponse, responsesUsage } from './wire/responses.js';
+import type { ChatCompletion, ChatUsage, Dialect } from './wire/types.js';
+
+/** A non-streamed answer in the caller's format, with its usage; `text` and `json` are the upstream's answer. */
+export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string, text: string, json: unknown): { body: string; usage: RelayUsage } {
+  const { call } = plan;
+  const native = plan.native(dialect);
+  if (call.format === 'embeddings') {
+    const result = dialect.embeddingsResult!(json, upstreamModel);
+    const prompt = result.usage?.prompt_tokens;
+    const usage: RelayUsage = prompt ? { ...zeroUsage(), prompt_tokens: prompt, total_tokens: prompt } : { ...zeroUsage(), prompt_tokens: plan.countPrompt(), total_tokens: plan.countPrompt(), counted: true };
+    // OpenAI answers base64 (float32, little-endian) when asked, and its SDKs ask by default.
+    if (!native && call.body.encoding_format === 'base64') {
+      for (const d of result.data) if (Array.isArray(d.embedding)) d.embedding = float32Base64(d.embedding);
+    }
+    return { body: native ? text : JSON.stringify(result), usage };
+  }
+  if (call.format === 'responses' && native) {
+    const usage = responsesUsage(json);
+    // As on the chat path: the upstream's message and code (for the auto-disable rules), counted by the breaker.
+    const error = payloadError(json);
+    if (error) throw error;
+    return { body: text, usage: usageOf(usage, plan, responseText(json)) };
+  }
+  if (call.format === 'anthropic' && native) {
+    const answer = nativeMessagesAnswer(json);
+    return { body: text, usage: usageOf(answer.usage, plan, answer.text) };
+  }
+  if (call.format === 'gemini' && native) {
+    const answer = nativeGenerateContentAnswer(json);
+    return { body: text, usage: usageOf(answer.usage, plan, answer.text) };
+  }
+  const completion = dialect.chatResult(json, upstreamModel);
+  const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
+  if (call.format === 'responses') return { body: JSON.stringify(chatToResponse(completion, call.body)), usage };
+  if (call.format === 'anthropic') return { body: JSON.stringify(chatToMessages(completion)), usage };
+  if (call.format === 'gemini') return { body: JSON.stringify(chatToGenerateContent(completion)), usage };
+  return { body: native ? text : JSON.stringify(completion), usage };
+}
+
+export function zeroUsage(): RelayUsage {
+  return { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, reasoning_tokens: 0, total_tokens: 0, counted: false };
+}
+
+/** The upstream's usage when it gave one, else counted: the prompt from the request, the completion from the text. */
+export function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): RelayUsage {
+  if (u && (u.prompt_tokens > 0 || u.completion_tokens > 0)) {
+    return {
+      prompt_tokens: u.prompt_tokens,
+      completion_tokens: u.completion_tokens,
+      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+      total_tokens: u.total_tokens || u.prompt_tokens + u.completion_tokens,
+      counted: false,
+    };
+  }
+  const prompt = plan.countPrompt();
+  const completion = textTokens(completionText);
+  return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true };
+}
+
+/** An embedding as OpenAI's base64 form: float32 little-endian bytes. */
+function float32Base64(values: number[]): string {
+  const bytes = Buffer.alloc(values.length * 4);
+  values.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+  return bytes.toString('base64');
+}
+
+function completionText(c: ChatCompletion): string {
+  return c.choices.map((ch) => `${typeof ch.message.content === 'string' ? ch.message.content : ''}${(ch.message.reasoning_content as string | undefined) ?? ''}${(ch.message.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('')}`).join('');
+}
+
+function responseText(json: unknown): string {
+  const output = (json as { output?: { content?: { text?: unknown }[]; arguments?: unknown }[] })?.output ?? [];
+  return output.map((o) => (o.content ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') + (typeof o.arguments === 'string' ? o.arguments : '')).join('');
+}

@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
+import { chatEncoder, pivotReader, type StreamReader } from './readers.js';
+import { openaiStreamDecoder } from './wire/openai.js';
+import { UpstreamPayloadError } from './wire/types.js';
+
+// Golden files written by hand: the caller-format endings in test/fixtures/relay/caller-*/, and the
+// vendors' own streams in anthropic/ and gemini/ (the upstream side of a native pass-through).
+const FIXTURES = new URL('../../../test/fixtures/relay/', import.meta.url);
+const text = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
+const lines = (name: string) => text(name).split('\n');
+const CUT = { message: 'The upstream stream broke off', code: 'relay_stream_interrupted' };
+
+/** What a reader writes for `input` lines, then its error ending (after a cut) or its proper end. */
+function read(reader: StreamReader, input: string[], cut: boolean): string {
+  const out = input.map((line) => reader.line(line)).join('');
+  return out + (cut ? reader.fail(CUT.message, CUT.code) : reader.end());
+}
+
+test('OpenAI Chat caller: a stream cut after output ends with a data event holding the error object', () => {
+  const c = JSON.parse(text('caller-chat/error-stream.case.json')) as { lines: string[] };
+  const reader = pivotReader(openaiStreamDecoder(), chatEncoder(false), true);
+  assert.equal(read(reader, c.lines, true), text('caller-chat/error-stream.sse'));
+  assert.equal(reader.output, true);
+  assert.equal(reader.finished, false);
+});
+
+test('Anthropic pass-through: the stream as it came, usage from message_start and message_delta', () => {
+  const reader = nativeMessagesReader();
+  const input = lines('anthropic/messages-stream.txt');
+  assert.equal(read(reader, input, false), input.map((l) => l + '\n').join(''));
+  assert.equal(reader.finished, true);
+  // input_tokens 25 plus 1024 read from the cache; output_tokens from message_delta (cumulative).
+  assert.deepEqual(reader.usage(), { prompt_tokens: 1049, completion_tokens: 15, total_tokens: 1064, prompt_tokens_details: { cached_tokens: 1024 } });
+  assert.equal(reader.text(), 'Hello!');
+});
+
+test('Anthropic pass-through cut inside an event: the event is closed, then Anthropic\'s error event', () => {
+  const reader = nativeMessagesReader();
+  const input = lines('anthropic/messages-stream.txt').slice(0, 11);
+  assert.equal(read(reader, input, true), text('caller-anthropic/native-cut.sse'));
+  assert.equal(reader.output, true);
+  assert.equal(reader.finished, false);
+});
+
+test('Anthropic pass-through: output begins with the first delta; an error event is an upstream failure', () => {
+  const reader = nativeMessagesReader();
+  const input = lines('anthropic/messages-stream-error.txt');
+  for (const line of input.slice(0, 7)) reader.line(line);
+  assert.equal(reader.output, false, 'message_start and an empty block are not output: another channel may still serve');
+  reader.line(input[7]!);
+  assert.equal(reader.output, true);
+  const error = input.findIndex((l) => l.includes('overloaded_error'));
+  assert.throws(() => reader.line(input[error]!), (e: unknown) => e instanceof UpstreamPayloadError && e.status === 529 && e.upstreamCode === 'overloaded_error');
+  assert.throws(() => nativeMessagesReader().line('data: {not json'), UpstreamPayloadError);
+});
+
+test('Gemini pass-through: the stream as it came, usage from the last usageMetadata, ended by finishReason', () => {
+  const reader = nativeGenerateContentReader();
+  const input = lines('gemini/stream.sse');
+  assert.equal(read(reader, input, false), input.map((l) => l + '\n').join(''));
+  assert.equal(reader.finished, true);
+  assert.deepEqual(reader.usage(), { prompt_tokens: 9, completion_tokens: 13, total_tokens: 22 });
+  assert.equal(reader.text(), 'The sky looks blue because air scatters blue light the most.\n');
+});
+
+test('Gemini pass-through cut after output: Google\'s mid-stream error event; an upstream error event is a failure', () => {
+  const cut = nativeGenerateContentReader();
+  assert.equal(read(cut, lines('gemini/stream.sse').slice(0, 2), true), text('caller-gemini/native-cut.sse'));
+  const failing = nativeGenerateContentReader();
+  const input = lines('gemini/stream-error.sse');
+  failing.line(input[0]!);
+  assert.equal(failing.output, true);
+  assert.throws(() => failing.line(input[2]!), (e: unknown) => e instanceof UpstreamPayloadError && e.status === 503);
+});
