@@ -4,7 +4,9 @@
  * (bench/peer.ts), the issue 15 targets with their verdicts, cross-instance revocation on PostgreSQL + Redis
  * (bench/revocation.ts; skipped when they are not reachable), the gateway cases when bench/gateway.ts exists
  * (it exports `gatewayBench(): Promise<string[]>`), G33 over 1,000 channels against a fake upstream
- * (bench/channel-tests.ts), and the relay against a bare proxy and Portkey (bench/relay.ts).
+ * (bench/channel-tests.ts), the relay against a bare proxy and Portkey (bench/relay.ts), the relay's failover
+ * through flapping upstreams beside Portkey's fallback and retries (bench/chaos.ts), and the edge's
+ * admission and chat completions against floors written by hand (bench/edge.ts).
  * `npx tsx bench/run.ts account peer` (or BENCH_ONLY=account,peer) runs only the sections named. See
  * docs/performance.md.
  */
@@ -21,8 +23,10 @@ import { FLOOR_TOKEN } from './users.js';
 import { channelTestBench } from './channel-tests.js';
 import { revocationBench } from './revocation.js';
 import { relayBench } from './relay.js';
+import { chaosBench } from './chaos.js';
+import { edgeBench } from './edge.js';
 
-const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33', 'relay'] as const;
+const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33', 'relay', 'chaos', 'edge'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The sections to run: the command's arguments, else BENCH_ONLY (comma-separated), else all. */
@@ -131,6 +135,8 @@ async function main() {
   if (sections.has('gateway')) await part('gateway', undefined, gatewayLines);
   if (sections.has('g33')) await part('G33', 'BENCH_SKIP_CHANNEL_TESTS', channelTestBench);
   if (sections.has('relay')) await part('relay', 'BENCH_SKIP_RELAY', relayBench);
+  if (sections.has('chaos')) await part('chaos', 'BENCH_SKIP_CHAOS', chaosBench);
+  if (sections.has('edge')) await part('edge', 'BENCH_SKIP_EDGE', edgeBench);
 }
 
 /** Prints one further part of the run after a blank line (or that `skip`=1 skipped it); a part that throws fails the run. */

@@ -22,11 +22,11 @@ export interface ServiceProcess {
 }
 
 /**
- * `src/main.ts` as its own process serving one service (SERVICES=account or gateway) on a free loopback
+ * `src/main.ts` as its own process serving one service (SERVICES=account, gateway or edge) on a free loopback
  * port, started like production (node with tsx as a loader, so a SIGKILL leaves no child behind); resolves
  * once it answers HTTP.
  */
-export async function startServiceProcess(service: 'account' | 'gateway', env: Record<string, string>, port?: number): Promise<ServiceProcess & { port: number }> {
+export async function startServiceProcess(service: 'account' | 'gateway' | 'edge', env: Record<string, string>, port?: number): Promise<ServiceProcess & { port: number }> {
   port ??= await freePort();
   const prefix = service.toUpperCase();
   const output: string[] = [];

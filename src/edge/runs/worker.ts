@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import type { RelayPort } from '../../contract/relay.js';
+import type { RelayPort, RelaySummary } from '../../contract/relay.js';
 import type { EdgeContext } from '../context.js';
 import { modelOf } from '../models/store.js';
 import { appendEvent } from '../outbox/store.js';
-import { costOf, executeRun, failureOf, failureSummary } from './execute.js';
+import { callerOf, costOf, executeRun, failureOf, failureSummary } from './execute.js';
 import { reconcile } from './reconcile.js';
 import { settleRun } from './settle.js';
 import { claimableRuns, claimRun, isCancelRequested, renewLease, runOf } from './store.js';
@@ -15,12 +15,15 @@ const SWEEP_EVERY_MS = 30_000;
  * Executes admitted runs: polls for runs that are free (reserved, or held by a worker whose lease ran out),
  * takes each with a conditional update (one worker per run across instances), renews the lease while the
  * call runs, and settles the run when it ends. A cancel request aborts the call; a lost lease (the run was
- * taken over or settled elsewhere) stops this worker's part without settling.
+ * taken over or settled elsewhere) stops this worker's part without settling. A run taken over whose call the
+ * gateway already served is settled from the gateway's log instead of being executed again.
  */
 export class RunWorker {
   readonly id = `worker-${crypto.randomUUID()}`;
   private timer: NodeJS.Timeout | null = null;
   private running = new Set<Promise<void>>();
+  /** The runs this worker is executing: never taken again by it, should its lease lapse meanwhile (a stalled event loop). */
+  private held = new Set<string>();
   private ticking = false;
   private lastSweep = 0;
 
@@ -56,11 +59,15 @@ export class RunWorker {
       const free = cfg.workerConcurrency - this.running.size;
       if (free <= 0) return;
       for (const { run_id } of await claimableRuns(this.ctx.db, now, free)) {
-        if (!(await this.claim(run_id, now))) continue;
+        if (this.held.has(run_id) || !(await this.claim(run_id, now))) continue;
+        this.held.add(run_id);
         const p = this.execute(run_id)
           // A run left unsettled here (the database failed) is settled by the reconciliation after its deadline.
           .catch((e) => this.ctx.log.error({ err: { message: (e as Error).message }, runId: run_id }, 'run worker: run not settled'))
-          .finally(() => this.running.delete(p));
+          .finally(() => {
+            this.running.delete(p);
+            this.held.delete(run_id);
+          });
         this.running.add(p);
       }
     } catch (e) {
@@ -104,6 +111,23 @@ export class RunWorker {
       if (!model) {
         await settleRun(this.ctx, runId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
         return;
+      }
+      // Taken over: the crashed attempt's call may have been served (its answer lost with the process). Called
+      // again, the gateway's log would end in this attempt's outcome and hide the served call from the
+      // reconciliation (GR04 answers the newest row), so such a run is settled from the log as the
+      // reconciliation would, charged once; unreadable log: left to a later attempt or the reconciliation.
+      if (Number(run.attempts) > 1) {
+        let earlier: RelaySummary | null;
+        try {
+          earlier = await this.relay.summaryOf(runId, callerOf(Number(run.owner_id), model));
+        } catch (e) {
+          this.ctx.log.warn({ err: { message: (e as Error)?.message }, runId }, "run worker: the gateway's log of a run taken over could not be read; left for later");
+          return;
+        }
+        if (earlier && earlier.error_code === null) {
+          await settleRun(this.ctx, runId, { status: 'succeeded', ...costOf(earlier), source: 'worker' });
+          return;
+        }
       }
       const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
       await settleRun(this.ctx, runId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
