@@ -121,6 +121,15 @@ eachDatabase('edge admission', (variant) => {
     assert.notEqual(poor.json.runId, first.json.runId);
   });
 
+  test('a key past EDGE_IDEMPOTENCY_TTL_SECONDS is free again, even before the sweep removed it', async () => {
+    const k = idem();
+    assert.equal((await s.respond(key, { publicModelId: 'gpt-test', input: 'first' }, { 'idempotency-key': k })).status, 202);
+    await s.ctx.db.updateTable('edge_idempotency').set({ created_at: Math.floor(Date.now() / 1000) - s.ctx.config.edge.idempotencyTtlSeconds - 5 }).where('key', '=', k).execute();
+    const again = await s.respond(key, { publicModelId: 'gpt-test', input: 'another body' }, { 'idempotency-key': k });
+    assert.equal(again.status, 202, again.text);
+    assert.equal(again.headers.get('idempotent-replayed'), null);
+  });
+
   test('two parallel requests with the same key make one reservation', async () => {
     const k = idem();
     const before = await s.ctx.db.selectFrom('edge_wallets').innerJoin('edge_owners', 'edge_owners.id', 'edge_wallets.owner_id').select('reserved').where('name', '=', 'acme').executeTakeFirstOrThrow();

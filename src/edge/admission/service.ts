@@ -34,13 +34,23 @@ export interface Admission {
  * insert waits for the first transaction (unique key) and then reads its answer.
  */
 export class AdmissionService {
+  private lastCleanup = 0;
+
   constructor(private readonly ctx: EdgeContext) {}
 
-  async admit(r: AdmissionRequest): Promise<{ admission: Admission; replayed: boolean }> {
+  /** Forgets expired idempotency keys, at most once a minute per process (not a statement per admission). */
+  private async dropExpiredKeys() {
+    const now = nowSeconds();
+    if (now - this.lastCleanup < 60) return;
+    this.lastCleanup = now;
+    await dropExpiredIdempotency(this.ctx.db, now - this.ctx.config.edge.idempotencyTtlSeconds);
+  }
+
+  async admit(r: AdmissionRequest, retried = false): Promise<{ admission: Admission; replayed: boolean }> {
     if (r.apiVersion !== 'v1') throw new Error(`admission: unsupported apiVersion ${String(r.apiVersion)}`);
     const ownerId = r.identity.ownerId;
     const bodyHash = sha256(canonicalJson(r.body));
-    await dropExpiredIdempotency(this.ctx.db, nowSeconds() - this.ctx.config.edge.idempotencyTtlSeconds);
+    await this.dropExpiredKeys();
     const now = Date.now();
     const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
@@ -68,6 +78,11 @@ export class AdmissionService {
       if (!isUniqueViolation(e)) throw e;
       const first = await idempotencyOf(this.ctx.db, ownerId, r.idempotencyKey);
       if (!first) throw e;
+      // Expired but not yet swept (the sweep runs once a minute): the key is free again.
+      if (!retried && Number(first.created_at) < nowSeconds() - this.ctx.config.edge.idempotencyTtlSeconds) {
+        await dropExpiredIdempotency(this.ctx.db, nowSeconds() - this.ctx.config.edge.idempotencyTtlSeconds);
+        return this.admit(r, true);
+      }
       if (first.body_hash !== bodyHash) throw new AppError('idempotency_key_conflict');
       return { admission: JSON.parse(first.response) as Admission, replayed: true };
     }

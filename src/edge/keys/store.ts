@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EdgeDB } from '../db.js';
+import { prepared } from '../../kit/db/prepared.js';
 import { nowSeconds } from '../db.js';
 
 export type Db = Kysely<EdgeDB>;
@@ -19,13 +20,17 @@ export async function insertKey(db: Db, row: { key_id: string; owner_id: number;
   await db.insertInto('edge_keys').values({ ...row, created_at: nowSeconds(), revoked_at: null }).execute();
 }
 
-export async function keyWithOwner(db: Db, keyId: string) {
-  return db
+// Runs on every request (see prepared()).
+const keyRow = prepared((db: Db, keyId: string) =>
+  db
     .selectFrom('edge_keys')
     .innerJoin('edge_owners', 'edge_owners.id', 'edge_keys.owner_id')
     .select(['edge_keys.key_id', 'edge_keys.owner_id', 'edge_keys.secret_hash', 'edge_keys.revoked_at', 'edge_owners.name as owner'])
-    .where('edge_keys.key_id', '=', keyId)
-    .executeTakeFirst();
+    .where('edge_keys.key_id', '=', keyId),
+);
+
+export async function keyWithOwner(db: Db, keyId: string) {
+  return (await keyRow(db, keyId)).rows[0];
 }
 
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
+import { prepared } from '../../kit/db/prepared.js';
 
 export interface ModelSettings {
   reserveAmount: number;
@@ -10,8 +11,11 @@ export interface ModelSettings {
   overdraft: number;
 }
 
+// Runs on every call (see prepared()).
+const modelRow = prepared((db: Db, publicModelId: string) => db.selectFrom('edge_models').selectAll().where('public_model_id', '=', publicModelId));
+
 export async function modelOf(db: Db, publicModelId: string) {
-  return db.selectFrom('edge_models').selectAll().where('public_model_id', '=', publicModelId).executeTakeFirst();
+  return (await modelRow(db, publicModelId)).rows[0];
 }
 
 export async function setModel(db: Db, publicModelId: string, m: ModelSettings) {

@@ -23,7 +23,13 @@ export interface NewEvent {
  * the owner's current webhook endpoints (same transaction: no event without its deliveries, none without
  * the change it describes).
  */
-export async function appendEvent(trx: Db, e: NewEvent, now = Date.now()): Promise<string> {
+/** The owner's current webhook endpoints (look them up once for the events of one transaction). */
+export async function endpointsOf(trx: Db, ownerId: number): Promise<string[]> {
+  const rows = await trx.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null).execute();
+  return rows.map((r) => r.endpoint_id);
+}
+
+export async function appendEvent(trx: Db, e: NewEvent, now = Date.now(), endpoints?: string[]): Promise<string> {
   const eventId = crypto.randomUUID();
   await trx
     .insertInto('edge_outbox')
@@ -38,11 +44,11 @@ export async function appendEvent(trx: Db, e: NewEvent, now = Date.now()): Promi
       created_at: now,
     } as never)
     .execute();
-  const endpoints = await trx.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', e.ownerId).where('removed_at', 'is', null).execute();
-  if (endpoints.length) {
+  const targets = endpoints ?? (await endpointsOf(trx, e.ownerId));
+  if (targets.length) {
     await trx
       .insertInto('edge_deliveries')
-      .values(endpoints.map((w) => ({ event_id: eventId, endpoint_id: w.endpoint_id, status: 'pending' as const, attempts: 0, next_attempt_at: now, created_at: now })) as never)
+      .values(targets.map((endpoint_id) => ({ event_id: eventId, endpoint_id, status: 'pending' as const, attempts: 0, next_attempt_at: now, created_at: now })) as never)
       .execute();
   }
   return eventId;

@@ -2,7 +2,7 @@ import { AppError } from '../../kit/http/errors.js';
 import type { EdgeModelTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { modelOf } from '../models/store.js';
-import { appendEvent } from '../outbox/store.js';
+import { appendEvent, endpointsOf } from '../outbox/store.js';
 import { reserve, walletOf } from '../wallets/store.js';
 import { insertRun, type NewRun } from './store.js';
 
@@ -29,6 +29,7 @@ export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRu
   await insertRun(trx, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
   const createdAt = new Date(run.created_at).toISOString();
   const base = { ownerId: run.owner_id, traceparent: run.traceparent };
+  const endpoints = await endpointsOf(trx, run.owner_id);
   await appendEvent(
     trx,
     {
@@ -39,6 +40,7 @@ export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRu
       payload: { runId: run.run_id, requestId: run.request_id, publicModelId: model.public_model_id, apiVersion: run.api_version, kind: run.kind, status: run.status, reservedAmount: amount, createdAt },
     },
     run.created_at,
+    endpoints,
   );
   await appendEvent(
     trx,
@@ -50,5 +52,6 @@ export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRu
       payload: { walletId: wallet.wallet_id, runId: run.run_id, amount, balance: Number(wallet.balance), reserved: Number(wallet.reserved), available: Number(wallet.balance) - Number(wallet.reserved) },
     },
     run.created_at,
+    endpoints,
   );
 }

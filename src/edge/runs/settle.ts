@@ -3,7 +3,7 @@ import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { modelOf } from '../models/store.js';
-import { appendEvent } from '../outbox/store.js';
+import { appendEvent, endpointsOf } from '../outbox/store.js';
 import { runOf } from './store.js';
 
 export type SettlementSource = 'worker' | 'sync' | 'cancel' | 'expiry' | 'reconcile';
@@ -87,11 +87,12 @@ async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promi
       .execute();
     await trx.insertInto('edge_settlements').values({ run_id: runId, owner_id: run.owner_id, reserved, charged, outcome: o.status, source: o.source, created_at: now }).execute();
     const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
-    await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now);
+    const endpoints = await endpointsOf(trx, Number(run.owner_id));
+    await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now, endpoints);
     const balance = Number(after.balance);
     const stillReserved = Number(after.reserved);
-    await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now);
-    await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now);
+    await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now, endpoints);
+    await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now, endpoints);
     return { applied: true, status: o.status, charged };
   });
 }
