@@ -84,13 +84,22 @@ test('gateway console channels: batch status, tag and delete on selected rows; t
     await page.getByLabel('Group by tag').uncheck();
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Page 1 · 5 in all').waitFor();
+    // Deletions are confirmed in the console's own dialog (never window.confirm).
+    page.on('dialog', (d) => assert.fail(`a browser dialog opened: ${d.message()}`));
+    const confirm = page.getByRole('alertdialog');
     await select('c2');
-    page.once('dialog', (d) => void d.accept());
     await batch.getByRole('button', { name: 'Delete selected' }).click();
+    await confirm.getByText('Delete the 1 selected channel(s)?').waitFor();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Page 1 · 4 in all').waitFor();
     assert.equal((await root.get(`/api/channel/${ids.c2}`)).status, 404);
-    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Delete disabled channels' }).click();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal((await root.get(`/api/channel/${ids.b1}`)).status, 200, 'Cancel deletes nothing');
+    await page.getByRole('button', { name: 'Delete disabled channels' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Deleted 2 disabled channel(s).').waitFor();
     await page.getByText('Page 1 · 2 in all').waitFor();
     const left = (await root.get('/api/channel/?p=1&page_size=10')).json.data.items.map((c: any) => c.name).sort();
     assert.deepEqual(left, ['a1', 'a2']);

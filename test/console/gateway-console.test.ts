@@ -72,7 +72,7 @@ test('gateway console: sign in, create, search, edit, disable, reveal key', { sk
     await dialog.getByLabel('Name').fill('alpha-edited');
     await dialog.getByLabel('Priority').fill('5');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByText('Saved alpha-edited.').waitFor();
     await row.getByText('alpha-edited').waitFor();
 
     // Disable it.
@@ -86,6 +86,7 @@ test('gateway console: sign in, create, search, edit, disable, reveal key', { sk
     await page.getByLabel('Keyword (name, tag, base URL, id)').fill('');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Page 1 · 3 in all').waitFor();
+    await page.locator('.table-scroll').evaluate((box) => (box.scrollLeft = 0));
     await screenshot(page, 'gateway-channels', { readme: true });
 
     // Reveal the key: a wrong code is refused, the right one shows the key once.

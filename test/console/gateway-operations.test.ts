@@ -42,12 +42,22 @@ test('gateway console operations: jobs with progress and results, maintenance, p
     const figure = (region: ReturnType<typeof panel>, key: string) => region.locator(`.figures [data-key="${key}"] dd`).innerText();
 
     // Test all: the job runs to its end; one channel answers, the other fails and is listed.
+    // Fleet-wide actions ask first, in the console's own dialog.
+    page.on('dialog', (d) => assert.fail(`a browser dialog opened: ${d.message()}`));
+    const confirm = page.getByRole('alertdialog');
     const tests = panel('Test all channels');
     await tests.getByRole('button', { name: 'Run' }).click();
+    await confirm.getByText('Channels that fail may be disabled automatically').waitFor();
+    await confirm.getByRole('button', { name: 'Test every channel' }).click();
     await tests.getByRole('status').getByText('Succeeded').waitFor({ timeout: 30_000 });
     assert.equal(await figure(tests, 'succeeded'), '1');
     assert.equal(await figure(tests, 'failed'), '1');
-    assert.equal(await tests.locator('tbody tr').getAttribute('data-id'), '2');
+    // The failure names its channel; a new try shows what the upstream says.
+    const failure = tests.locator('tbody tr');
+    assert.equal(await failure.getAttribute('data-id'), '2');
+    await failure.getByRole('rowheader').getByText('broken').waitFor();
+    await failure.getByRole('button', { name: 'Test again' }).click();
+    await failure.locator('.upstream-message').getByText('no route POST /down/v1/chat/completions').waitFor();
     assert.ok(Number((await root.get('/api/channel/1')).json.data.test_time) > 0, 'the good channel was tested');
     assert.equal(await tests.locator('progress').getAttribute('value'), '2');
 
@@ -65,6 +75,11 @@ test('gateway console operations: jobs with progress and results, maintenance, p
     await detect.locator('tr[data-id="1"]').getByText('gpt-new').waitFor();
     const apply = panel('Apply upstream model updates');
     await apply.getByRole('button', { name: 'Run' }).click();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.deepEqual((await root.get('/api/channel/1')).json.data.models.split(','), ['gpt-4o'], 'Cancel applies nothing');
+    await apply.getByRole('button', { name: 'Run' }).click();
+    await confirm.getByRole('button', { name: 'Apply to every channel' }).click();
     await apply.locator('tr[data-id="1"]').getByText('gpt-new').waitFor();
     assert.equal(await figure(apply, 'added_models'), '1');
     assert.deepEqual((await root.get('/api/channel/1')).json.data.models.split(','), ['gpt-4o', 'gpt-new']);

@@ -119,6 +119,8 @@ test('gateway console relay page: calls with model, status, cost; filters; attem
     await page.getByLabel('Model').fill('gpt-4o');
     await page.getByLabel('Time range').selectOption('1h');
     await page.getByRole('button', { name: 'Apply' }).click();
+    // The count reads "1 in all" before and after: wait for the new row itself.
+    await rows(page).locator('td.model > span:first-child', { hasText: 'gpt-4o' }).waitFor();
     await page.getByText('Page 1 · 1 in all').waitFor();
     assert.deepEqual(await rows(page).locator('td.model > span:first-child').allInnerTexts(), ['gpt-4o']);
     await page.getByLabel('Channel ID').fill(String(ids.broken));

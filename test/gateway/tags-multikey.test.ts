@@ -103,7 +103,7 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     const st = (await post({ action: 'get_key_status' })).json.data;
     assert.equal(st.total, 3);
     assert.equal(st.enabled_count, 3);
-    assert.equal(st.keys[0].key_preview, 'sk-m...');
+    assert.equal(st.keys[0].key_preview, 'sk-m...aaaa');
     assert.equal((await post({ action: 'disable_key', key_index: 1 })).json.success, true);
     assert.equal((await post({ action: 'disable_key', key_index: 3 })).json.code, 'CHANNEL_KEY_INDEX_OUT_OF_RANGE');
     assert.equal((await post({ action: 'get_key_status', status: 2 })).json.data.total, 1);

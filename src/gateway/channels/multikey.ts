@@ -19,9 +19,13 @@ export interface MultiKeyRequest {
 export const MULTI_KEY_ACTIONS = ['get_key_status', 'disable_key', 'enable_key', 'enable_all_keys', 'disable_all_keys', 'delete_key', 'delete_disabled_keys'];
 export const DELETING_ACTIONS = new Set(['delete_key', 'delete_disabled_keys']);
 
-/** A short preview that never shows enough of a key to be useful: first 4 characters only. */
+/**
+ * A preview that tells keys apart without showing enough to use one: the first and last 4 characters of a
+ * key of 16 or more (8 of usually 40–160), the first 4 of a shorter one.
+ */
 function preview(key: string) {
-  return key.length <= 4 ? '*'.repeat(key.length) : key.slice(0, 4) + '...';
+  if (key.length <= 4) return '*'.repeat(key.length);
+  return key.length >= 16 ? `${key.slice(0, 4)}...${key.slice(-4)}` : key.slice(0, 4) + '...';
 }
 
 /** Removes the given indexes and renumbers the per-key maps of the remaining keys. */

@@ -100,7 +100,7 @@ export function useAction() {
   return { busy, error, setError, run };
 }
 
-export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean; role?: 'alertdialog' }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -114,10 +114,89 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
     return () => d.removeEventListener('cancel', cancel);
   }, []);
   return (
-    <dialog ref={ref} aria-labelledby={titleId} class={props.wide ? 'wide' : undefined}>
+    <dialog ref={ref} role={props.role} aria-labelledby={titleId} class={props.wide ? 'wide' : undefined}>
       <h2 id={titleId}>{props.title}</h2>
       {props.children}
     </dialog>
+  );
+}
+
+export interface ConfirmOptions {
+  title: string;
+  /** What the action does, in a sentence or two. */
+  message: ComponentChildren;
+  confirm: string;
+  cancel: string;
+  /** A destructive action: the confirm button is red and Cancel has the focus. */
+  danger?: boolean;
+}
+
+/**
+ * Confirmations in the console's own dialog (an alertdialog, not window.confirm): `ask` resolves true when the
+ * operator confirms, false on Cancel or Escape; render `dialog` somewhere in the page.
+ */
+export function useConfirm() {
+  const [pending, setPending] = useState<(ConfirmOptions & { resolve: (ok: boolean) => void }) | null>(null);
+  const ask = (o: ConfirmOptions) => new Promise<boolean>((resolve) => setPending({ ...o, resolve }));
+  const close = (ok: boolean) => {
+    pending?.resolve(ok);
+    setPending(null);
+  };
+  const dialog = pending && (
+    <Dialog title={pending.title} role="alertdialog" onClose={() => close(false)}>
+      <div class="confirm-message">{pending.message}</div>
+      <div class="row">
+        <button type="button" class={pending.danger ? 'danger' : undefined} onClick={() => close(true)}>
+          {pending.confirm}
+        </button>
+        <button type="button" class="secondary" autoFocus={pending.danger} onClick={() => close(false)}>
+          {pending.cancel}
+        </button>
+      </div>
+    </Dialog>
+  );
+  return { ask, dialog };
+}
+
+/** Copies `text` to the clipboard (a hidden text area where the Clipboard API is missing, as on plain http). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall back below
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  (document.querySelector('dialog[open]') ?? document.body).appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok;
+}
+
+/** A button that copies `text`; its label turns into `copied` for a moment, and a failure says so. */
+export function CopyButton(props: { text: string; label: string; copied: string; failed: string; class?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(() => setState('idle'), 2500);
+    return () => clearTimeout(timer);
+  }, [state]);
+  return (
+    <button type="button" class={props.class ?? 'secondary'} onClick={async () => setState((await copyText(props.text)) ? 'copied' : 'failed')}>
+      <span aria-live="polite">{state === 'copied' ? props.copied : state === 'failed' ? props.failed : props.label}</span>
+    </button>
   );
 }
 

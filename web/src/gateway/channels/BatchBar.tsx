@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../session';
 import { t } from '../texts';
-import type { Act } from './ChannelRow';
+import type { Act } from './context';
 
-/** Actions on the selected channels: status (G28), tag (G13, empty removes it) and delete (G12). */
-export function BatchBar({ ids, act, clear }: { ids: number[]; act: Act; clear: () => void }) {
+/** Actions on the selected channels: status (G28), tag (G13, empty removes it) and delete (G12, confirmed). */
+export function BatchBar({ ids, act, clear, confirmDelete }: { ids: number[]; act: Act; clear: () => void; confirmDelete: () => Promise<boolean> }) {
   const [tag, setTag] = useState('');
   const run = (f: () => Promise<unknown>) => act(async () => (await f(), clear()));
   return (
@@ -23,7 +23,7 @@ export function BatchBar({ ids, act, clear }: { ids: number[]; act: Act; clear: 
       <button type="button" class="secondary" onClick={() => run(() => api.call('G13', { body: { ids, tag: tag.trim() || null } }))}>
         {t('set_tag')}
       </button>
-      <button type="button" class="danger" onClick={() => confirm(t('confirm_batch_delete', { n: ids.length })) && run(() => api.call('G12', { body: { ids } }))}>
+      <button type="button" class="danger" onClick={async () => (await confirmDelete()) && run(() => api.call('G12', { body: { ids } }))}>
         {t('delete_selected')}
       </button>
       <button type="button" class="link" onClick={clear}>

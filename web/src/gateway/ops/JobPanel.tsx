@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../../shared/api';
-import { ErrorBox, formatTime, useAction } from '../../shared/ui';
+import { ErrorBox, formatTime, useAction, useConfirm, type ConfirmOptions } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 import { Figures, Panel, RecordsTable, StatusBadge, type Column } from '../widgets';
+import { ChannelFailures } from '../channels/Failures';
 
 export interface Job {
   task_id: string;
@@ -19,9 +20,8 @@ export interface Job {
 
 const POLL_MS = 1000;
 /** Result tables per job type: which array of the result to list and with which columns. */
+/** (Test and balance failures are listed by ChannelFailures, with the channels' names.) */
 const TABLES: Record<string, Array<{ key: string; caption: string; columns: Column[] }>> = {
-  channel_test: [{ key: 'failures', caption: 'failures', columns: [{ key: 'channel_id' }, { key: 'error_code' }] }],
-  balance_update: [{ key: 'failures', caption: 'failures', columns: [{ key: 'channel_id' }, { key: 'code' }] }],
   model_update: [
     { key: 'channel_detected_results', caption: 'detected', columns: [{ key: 'channel_id' }, { key: 'channel_name' }, { key: 'add_models' }, { key: 'remove_models' }, { key: 'auto_added_models' }] },
     { key: 'failures', caption: 'failures', columns: [{ key: 'channel_id' }, { key: 'channel_name' }, { key: 'code' }, { key: 'message' }] },
@@ -33,10 +33,12 @@ const TABLES: Record<string, Array<{ key: string; caption: string; columns: Colu
  * GS02 while it runs, with a progress bar, its counters and its result tables. A job of the same type that is
  * already running (409 JOB_RUNNING) is followed instead.
  */
-export function JobPanel({ id, title, hint, start }: { id: string; title: string; hint: string; start: () => Promise<Job> }) {
+export function JobPanel({ id, title, hint, start, confirm }: { id: string; title: string; hint: string; start: () => Promise<Job>; confirm?: ConfirmOptions }) {
   const [job, setJob] = useState<Job | null>(null);
   const { busy, error, run } = useAction();
-  const begin = () =>
+  const ask = useConfirm();
+  const begin = async () =>
+    (!confirm || (await ask.ask(confirm))) &&
     run(async () => {
       try {
         setJob(await start());
@@ -65,6 +67,7 @@ export function JobPanel({ id, title, hint, start }: { id: string; title: string
     >
       <ErrorBox error={error} />
       {job && <JobView job={job} />}
+      {ask.dialog}
     </Panel>
   );
 }
@@ -84,6 +87,9 @@ function JobView({ job }: { job: Job }) {
       <progress id={`progress-${job.task_id}`} value={p.done ?? 0} max={total || 1} />
       <Figures data={job.result && typeof job.result === 'object' ? job.result : p} label={t('progress')} />
       {job.error && <div class="alert">{job.error}</div>}
+      {job.result && (job.type === 'channel_test' || job.type === 'balance_update') && (
+        <ChannelFailures failures={job.result.failures ?? []} kind={job.type === 'channel_test' ? 'test' : 'balance'} caption={t('failures')} />
+      )}
       {job.result &&
         (TABLES[job.type] ?? []).map((table) => <RecordsTable rows={job.result[table.key] ?? []} columns={table.columns} caption={t(table.caption)} rowKey="channel_id" />)}
     </div>

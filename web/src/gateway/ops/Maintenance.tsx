@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ErrorBox, useAction } from '../../shared/ui';
+import { ErrorBox, useAction, useConfirm } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 import { Figures, Panel, RecordsTable } from '../widgets';
@@ -14,8 +14,11 @@ function useLoaded<T>(f: () => Promise<T>) {
 /** G38: applies the detected upstream model changes of every channel; a summary and a row per channel. */
 export function ApplyUpdatesPanel() {
   const s = useLoaded(() => api.call('G38'));
+  const confirm = useConfirm();
+  const start = async () => (await confirm.ask({ title: t('ops_apply'), message: t('confirm_apply'), confirm: t('apply_now'), cancel: t('cancel') })) && s.load();
   return (
-    <Panel id="ops-apply" title={t('ops_apply')} hint={t('ops_apply_hint')} actions={<button type="button" disabled={s.busy} onClick={s.load}>{t('start')}</button>}>
+    <Panel id="ops-apply" title={t('ops_apply')} hint={t('ops_apply_hint')} actions={<button type="button" disabled={s.busy} onClick={start}>{t('start')}</button>}>
+      {confirm.dialog}
       <ErrorBox error={s.error} />
       {s.data && (
         <>
