@@ -6,7 +6,8 @@
  * (it exports `gatewayBench(): Promise<string[]>`), G33 over 1,000 channels against a fake upstream
  * (bench/channel-tests.ts), the relay against a bare proxy and Portkey (bench/relay.ts), the relay's failover
  * through flapping upstreams beside Portkey's fallback and retries (bench/chaos.ts), and the edge's
- * admission and chat completions against floors written by hand (bench/edge.ts).
+ * admission and chat completions against floors written by hand (bench/edge.ts), and start-up and CLI times
+ * of the compiled build beside `node -e 0` (bench/startup.ts).
  * `npx tsx bench/run.ts account peer` (or BENCH_ONLY=account,peer) runs only the sections named. See
  * docs/performance.md.
  */
@@ -25,8 +26,9 @@ import { revocationBench } from './revocation.js';
 import { relayBench } from './relay.js';
 import { chaosBench } from './chaos.js';
 import { edgeBench } from './edge.js';
+import { startupBench } from './startup.js';
 
-const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33', 'relay', 'chaos', 'edge'] as const;
+const SECTIONS = ['account', 'peer', 'revocation', 'gateway', 'g33', 'relay', 'chaos', 'edge', 'startup'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** The sections to run: the command's arguments, else BENCH_ONLY (comma-separated), else all. */
@@ -137,6 +139,7 @@ async function main() {
   if (sections.has('relay')) await part('relay', 'BENCH_SKIP_RELAY', relayBench);
   if (sections.has('chaos')) await part('chaos', 'BENCH_SKIP_CHAOS', chaosBench);
   if (sections.has('edge')) await part('edge', 'BENCH_SKIP_EDGE', edgeBench);
+  if (sections.has('startup')) await part('startup', 'BENCH_SKIP_STARTUP', startupBench);
 }
 
 /** Prints one further part of the run after a blank line (or that `skip`=1 skipped it); a part that throws fails the run. */

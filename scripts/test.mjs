@@ -19,24 +19,41 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The OpenAPI check runs last, over the answers the other files recorded (test/openapi-answers.test.ts).
+const OPENAPI_CHECK = path.join('test', 'openapi-answers.test.ts');
+const check = files.includes(OPENAPI_CHECK);
+const others = files.filter((f) => f !== OPENAPI_CHECK);
 const summaryDir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-summary-'));
-const summaryFile = path.join(summaryDir, 'summary.txt');
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import', 'tsx',
-    '--test',
-    // A file whose tests finished exits even if a failed set-up left a connection open, and a test that
-    // hangs fails after its timeout instead of stalling the run.
-    '--test-force-exit',
-    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 180000}`,
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/summary-reporter.mjs', `--test-reporter-destination=${path.join(summaryDir, 'reporter.out')}`,
-    ...files,
-  ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', TEST_SUMMARY_FILE: summaryFile } },
-);
-const summary = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, 'utf8').trim() : '0 passed, 1 failed, 0 skipped';
-console.log(summary);
-process.exit(result.status ?? 1);
+const samples = path.join(summaryDir, 'api-samples');
+fs.mkdirSync(samples);
+
+/** Runs test files with the summary reporter; returns the exit status and the "N passed, …" counts. */
+function run(list, env, name) {
+  const summaryFile = path.join(summaryDir, `${name}.txt`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import', 'tsx',
+      '--test',
+      // A file whose tests finished exits even if a failed set-up left a connection open, and a test that
+      // hangs fails after its timeout instead of stalling the run.
+      '--test-force-exit',
+      `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 180000}`,
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/summary-reporter.mjs', `--test-reporter-destination=${path.join(summaryDir, `${name}.out`)}`,
+      ...list,
+    ],
+    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', TEST_SUMMARY_FILE: summaryFile, ...env } },
+  );
+  const text = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, 'utf8') : '0 passed, 1 failed, 0 skipped';
+  return { status: result.status ?? 1, counts: (text.match(/\d+/g) ?? ['0', '1', '0']).map(Number) };
+}
+
+const runs = [];
+if (others.length) runs.push(run(others, { API_SAMPLES: samples }, 'suite'));
+if (check) runs.push(run([OPENAPI_CHECK], others.length ? { API_SAMPLES_CHECK: samples } : {}, 'openapi'));
+const [passed, failed, skipped] = [0, 1, 2].map((i) => runs.reduce((n, r) => n + r.counts[i], 0));
+fs.rmSync(summaryDir, { recursive: true, force: true });
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(runs.every((r) => r.status === 0) ? 0 : 1);

@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
-import { persistentSecret, type Config } from '../config/index.js';
-import { migrate, openDatabase } from '../kit/db/index.js';
+import type { Config } from '../config/index.js';
 import { createHttpApp } from '../kit/http/app.js';
 import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
 import { CONSOLE_ROOT, installConsole } from '../kit/http/console.js';
@@ -10,59 +9,15 @@ import { registerOperations, operationsOf } from '../contract/registry.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { ipBucket } from '../contract/buckets.js';
 import type { Runtime } from '../runtime.js';
-import type { AccountDB } from './db.js';
-import { accountMigrations } from './migrations/index.js';
-import type { AccountContext, AccountServices } from './context.js';
 import { authenticateAccount, originGuard } from './auth.js';
-import { createUsersService } from './users/service.js';
-import { createSessionsService } from './sessions/service.js';
-import { createLoginService } from './login/service.js';
-import { createFlowsService } from './flows/service.js';
 import { accountRoutes } from './routes.js';
-import { installSecondFactor, securityBucket } from './verification/install.js';
-import { createEmailOAuthServices } from './oauth/wiring.js';
-import { createSelfService } from './dashboard/self.js';
+import { securityBucket } from './verification/install.js';
 import { aliasRoutes } from '../contract/coverage.js';
 import { dashboardPlaceholderOperations } from '../contract/dashboard-routes.js';
+import type { AccountContext } from './context.js';
+import { createAccountContext } from './wiring.js';
 
-const INVALIDATE = 'account:invalidate';
-
-/** Opens the account database, runs its migrations and wires its services (no HTTP). */
-export async function createAccountContext(config: Config, runtime: Runtime): Promise<AccountContext> {
-  const secret = config.sessionSecret || persistentSecret(config.dataDir, 'session_secret');
-  const database = await openDatabase<AccountDB>(config.account.databaseUrl);
-  await migrate(database, 'account', accountMigrations(database.dialect));
-  const ctx: AccountContext = {
-    config,
-    database,
-    log: runtime.log.child({ deployable: 'account' }),
-    bus: runtime.bus,
-    limiter: runtime.limiter('rl:account'),
-    secret,
-    hooks: {},
-    services: {} as AccountServices,
-    async invalidateUser(userId) {
-      ctx.services.sessions.forgetUser(userId);
-      await runtime.bus.publish(INVALIDATE, `u:${userId}`);
-    },
-    async invalidateSession(sid) {
-      ctx.services.sessions.forgetSession(sid);
-      await runtime.bus.publish(INVALIDATE, `s:${sid}`);
-    },
-  };
-  ctx.services.users = createUsersService(ctx);
-  ctx.services.sessions = createSessionsService(ctx);
-  ctx.services.login = createLoginService(ctx);
-  ctx.services.flows = createFlowsService(ctx);
-  installSecondFactor(ctx);
-  ctx.services.emailOAuth = createEmailOAuthServices(ctx);
-  ctx.services.self = createSelfService(ctx);
-  await runtime.bus.subscribe(INVALIDATE, (m) => {
-    if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
-    else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));
-  });
-  return ctx;
-}
+export { createAccountContext };
 
 /** Builds the account deployable: its context plus the HTTP app with every account operation. */
 export async function buildAccountApp(config: Config, runtime: Runtime) {

@@ -1,23 +1,25 @@
+// Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
-import { createAccountContext } from './app.js';
-import { ROLE, USER_STATUS } from './db.js';
-import { passwordProblem } from './users/password-policy.js';
+import type { AccountContext } from './context.js';
 
-const ROLES: Record<string, number> = { user: ROLE.user, admin: ROLE.admin, root: ROLE.root };
+type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
 
-function roleOf(name: string): number {
-  const r = ROLES[name];
-  if (!r) throw new Error(`--role must be one of ${Object.keys(ROLES).join(', ')}`);
+async function roleOf(name: string): Promise<number> {
+  const { ROLE } = await import('./db.js');
+  const roles: Record<string, number> = { user: ROLE.user, admin: ROLE.admin, root: ROLE.root };
+  const r = roles[name];
+  if (!r) throw new Error(`--role must be one of ${Object.keys(roles).join(', ')}`);
   return r;
 }
 
 /** `user …` commands: work against the same database as a running server. */
-export function registerAccountCommands(program: Command, boot: () => { config: Config; runtime: Runtime }) {
+export function registerAccountCommands(program: Command, boot: Boot) {
   const user = program.command('user').description('manage account users');
-  const withCtx = async <T>(fn: (ctx: Awaited<ReturnType<typeof createAccountContext>>) => Promise<T>) => {
-    const { config, runtime } = boot();
+  const withCtx = async <T>(fn: (ctx: AccountContext) => Promise<T>) => {
+    const { config, runtime } = await boot();
+    const { createAccountContext } = await import('./wiring.js');
     const ctx = await createAccountContext(config, runtime);
     try {
       return await fn(ctx);
@@ -29,34 +31,40 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
 
   user
     .command('create')
-    .requiredOption('--username <username>')
-    .requiredOption('--password <password>')
-    .option('--email <email>')
+    .description('create a user (the password must pass the password policy)')
+    .requiredOption('--username <username>', 'login name')
+    .requiredOption('--password <password>', 'initial password')
+    .option('--email <email>', 'email address')
     .option('--role <role>', 'root | admin | user', 'user')
     .action(async (o) => {
-      const id = await withCtx((ctx) => {
+      const role = await roleOf(o.role);
+      const { passwordProblem } = await import('./users/password-policy.js');
+      const id = await withCtx(async (ctx) => {
         const problem = passwordProblem(o.password, { username: o.username, words: ctx.config.passwordContextWords });
         if (problem) throw new Error(problem);
-        return ctx.services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role: roleOf(o.role) });
+        return ctx.services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role });
       });
       console.log(`created user ${o.username} (id ${id}, role ${o.role})`);
     });
 
   user
     .command('set-role')
-    .requiredOption('--username <username>')
+    .description("change a user's role; ends the user's sessions")
+    .requiredOption('--username <username>', 'the user')
     .requiredOption('--role <role>', 'root | admin | user')
     .action(async (o) => {
+      const role = await roleOf(o.role);
       await withCtx(async (ctx) => {
         const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        await ctx.services.users.setSecurity(Number(u.id), { role: roleOf(o.role) });
+        await ctx.services.users.setSecurity(Number(u.id), { role });
       });
       console.log(`user ${o.username} is now ${o.role}; existing sessions were ended`);
     });
 
   user
     .command('disable')
-    .requiredOption('--username <username>')
+    .description('stop a user from signing in and end all of their sessions')
+    .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
       await withCtx(async (ctx) => {
         const u = await ctx.services.users.byUsernameOrThrow(o.username);
@@ -69,8 +77,9 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
   user
     .command('enable')
     .description('let a disabled user sign in again (also how an account held by `import new-api` is released)')
-    .requiredOption('--username <username>')
+    .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
+      const { USER_STATUS } = await import('./db.js');
       await withCtx(async (ctx) => {
         const u = await ctx.services.users.byUsernameOrThrow(o.username);
         await ctx.services.users.setSecurity(Number(u.id), { status: USER_STATUS.enabled });
@@ -81,7 +90,7 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
   user
     .command('logout')
     .description("end a user's sessions (--username) or every user's (--all); running servers refuse them at once")
-    .option('--username <username>')
+    .option('--username <username>', "this user's sessions")
     .option('--all', 'every session of every user')
     .action(async (o) => {
       if (Boolean(o.username) === Boolean(o.all)) throw new Error('give exactly one of --username or --all');
@@ -96,7 +105,7 @@ export function registerAccountCommands(program: Command, boot: () => { config: 
   user
     .command('token')
     .description('issue a personal access token (printed once, on the last line)')
-    .requiredOption('--username <username>')
+    .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
       const token = await withCtx(async (ctx) => {
         const u = await ctx.services.users.byUsernameOrThrow(o.username);

@@ -9,19 +9,19 @@ import type { Deployable, HttpMethod, OperationSpec } from './types.js';
  * reference registers but does not support. The edge serves them (after the developer credential, as the
  * reference does after its token check) with the reference's answer: 501 `api_not_implemented`.
  */
-export const placeholderRoutes: { id: string; method: HttpMethod; path: string; summary: string }[] = [
-  { id: 'EP01', method: 'GET', path: '/v1/files', summary: 'List files (placeholder)' },
-  { id: 'EP02', method: 'POST', path: '/v1/files', summary: 'Upload a file (placeholder)' },
-  { id: 'EP03', method: 'DELETE', path: '/v1/files/:id', summary: 'Delete a file (placeholder)' },
-  { id: 'EP04', method: 'GET', path: '/v1/files/:id', summary: 'Read a file (placeholder)' },
-  { id: 'EP05', method: 'GET', path: '/v1/files/:id/content', summary: 'Read a file\'s content (placeholder)' },
-  { id: 'EP06', method: 'GET', path: '/v1/fine-tunes', summary: 'List fine-tunes (placeholder)' },
-  { id: 'EP07', method: 'POST', path: '/v1/fine-tunes', summary: 'Create a fine-tune (placeholder)' },
-  { id: 'EP08', method: 'GET', path: '/v1/fine-tunes/:id', summary: 'Read a fine-tune (placeholder)' },
-  { id: 'EP09', method: 'POST', path: '/v1/fine-tunes/:id/cancel', summary: 'Cancel a fine-tune (placeholder)' },
-  { id: 'EP10', method: 'GET', path: '/v1/fine-tunes/:id/events', summary: 'Fine-tune events (placeholder)' },
-  { id: 'EP11', method: 'POST', path: '/v1/images/variations', summary: 'Image variations (placeholder)' },
-  { id: 'EP12', method: 'DELETE', path: '/v1/models/:model', summary: 'Delete a model (placeholder)' },
+export const placeholderRoutes: { id: string; name: string; method: HttpMethod; path: string; summary: string }[] = [
+  { id: 'EP01', name: 'filesList', method: 'GET', path: '/v1/files', summary: 'List files (placeholder)' },
+  { id: 'EP02', name: 'fileUpload', method: 'POST', path: '/v1/files', summary: 'Upload a file (placeholder)' },
+  { id: 'EP03', name: 'fileDelete', method: 'DELETE', path: '/v1/files/:id', summary: 'Delete a file (placeholder)' },
+  { id: 'EP04', name: 'file', method: 'GET', path: '/v1/files/:id', summary: 'Read a file (placeholder)' },
+  { id: 'EP05', name: 'fileContent', method: 'GET', path: '/v1/files/:id/content', summary: 'Read a file\'s content (placeholder)' },
+  { id: 'EP06', name: 'fineTunes', method: 'GET', path: '/v1/fine-tunes', summary: 'List fine-tunes (placeholder)' },
+  { id: 'EP07', name: 'fineTuneCreate', method: 'POST', path: '/v1/fine-tunes', summary: 'Create a fine-tune (placeholder)' },
+  { id: 'EP08', name: 'fineTune', method: 'GET', path: '/v1/fine-tunes/:id', summary: 'Read a fine-tune (placeholder)' },
+  { id: 'EP09', name: 'fineTuneCancel', method: 'POST', path: '/v1/fine-tunes/:id/cancel', summary: 'Cancel a fine-tune (placeholder)' },
+  { id: 'EP10', name: 'fineTuneEvents', method: 'GET', path: '/v1/fine-tunes/:id/events', summary: 'Fine-tune events (placeholder)' },
+  { id: 'EP11', name: 'imageVariations', method: 'POST', path: '/v1/images/variations', summary: 'Image variations (placeholder)' },
+  { id: 'EP12', name: 'modelDelete', method: 'DELETE', path: '/v1/models/:model', summary: 'Delete a model (placeholder)' },
 ];
 
 /** The placeholder routes as registered operations of the edge, state `placeholder`. */

@@ -1,4 +1,4 @@
-import type { TSchema, Static } from '@sinclair/typebox';
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export type Deployable = 'account' | 'gateway' | 'edge';
@@ -19,6 +19,11 @@ export type OperationState = 'implemented' | 'planned' | 'disabled' | 'placehold
 /** One SPEC operation as the product declares it: identity, route and access rule. */
 export interface OperationSpec {
   id: string;
+  /**
+   * Short camelCase name: the OpenAPI operationId is `<id>_<name>` (A25_login). Published names stay as
+   * they are (generated clients use them); routes of task plugins have none (src/contract/openapi.ts).
+   */
+  name?: string;
   method: HttpMethod;
   path: string;
   deployable: Deployable;
@@ -81,7 +86,29 @@ export interface OperationImpl<R extends RouteSchemas = RouteSchemas> {
    * new-api's dashboard does for A35 and A37). Without it an absent body fails a body schema with 400.
    */
   bodyMayBeAbsent?: boolean;
+  /**
+   * The `data` of the success envelope {success, message, data} (200), or `NoData` when the answer has
+   * none. Documentation and the OpenAPI check only: never handed to Fastify (its serializer would drop
+   * the fields a schema does not list).
+   */
+  data?: TSchema;
+  /** Success answers other than the envelope (OpenAI-shaped bodies, streams, redirects), by status. */
+  answers?: Record<number, AnswerDoc>;
+  /** Catalog codes this operation throws itself, besides those of its auth class and the kit's (openapi.ts). */
+  errors?: readonly string[];
   handler: (req: OperationRequest<R>, reply: FastifyReply) => Promise<unknown>;
+}
+
+/** The `data` of an envelope that carries none (`ok()` without data). */
+export const NoData: TSchema = Type.Unsafe({ description: 'no data' });
+
+/** One success answer that is not the envelope. */
+export interface AnswerDoc {
+  description: string;
+  /** The JSON body; absent: no JSON (a redirect, an empty answer). */
+  schema?: TSchema;
+  /** Also answered as server-sent events (`stream: true` in the request). */
+  stream?: boolean;
 }
 
 export function implement<R extends RouteSchemas>(id: string, impl: Omit<OperationImpl<R>, 'id'>): OperationImpl<R> {

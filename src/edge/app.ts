@@ -26,6 +26,7 @@ import { SyncCalls } from './openai/service.js';
 import { openaiRoutes } from './openai/routes.js';
 import { runRoutes } from './runs/routes.js';
 import { RunWorker } from './runs/worker.js';
+import { EdgeMetrics } from './metrics.js';
 
 /** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
 export async function createEdgeContext(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
@@ -36,11 +37,12 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
     await database.close();
     throw e;
   }
+  const log = runtime.log.child({ deployable: 'edge' });
   const ctx: EdgeContext = {
     config,
     database,
     db: database.db,
-    log: runtime.log.child({ deployable: 'edge' }),
+    log,
     secretKey: edgeSecretKey(config),
     upstream: createUpstreamClient({
       policy: { allowPrivate: config.edge.webhook.allowPrivate, allow: [] },
@@ -48,6 +50,7 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
       // A receiver's answer is not used beyond its status: read at most 64 KiB of it.
       maxBytes: 64 * 1024,
     }),
+    metrics: new EdgeMetrics(database.db, log),
   };
   const { relay, configured } = relayFor(config, inProcessRelay);
   if (!configured && config.services.includes('edge')) ctx.log.warn('edge: no gateway relay (run the gateway in the same process, or set EDGE_RELAY_URL and EDGE_RELAY_TOKEN_KEY): calls answer 503');
@@ -93,12 +96,13 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
     await close();
     throw e;
   }
-  installOpsEndpoints(app, {
+  const registry = installOpsEndpoints(app, {
     name: 'edge',
     access: { token: config.opsToken, behindProxy: config.trustProxy },
     readiness: { database: () => ctx.database.ping() },
     openapi: () => buildOpenApi('Edge API', registered),
   });
+  ctx.metrics.register(registry);
   const dispatcher = config.edge.dispatcher.enabled ? new Dispatcher(ctx) : null;
   dispatcher?.start();
   const worker = config.edge.runs.worker && services.relayConfigured ? new RunWorker(ctx, services.relay) : null;

@@ -1,18 +1,11 @@
+// Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
-import { createEdgeContext } from './app.js';
-import { checkOwnerName } from './keys/service.js';
-import { ensureOwner, ownerByName } from './keys/store.js';
-import { listModels, setModel } from './models/store.js';
-import { credit, walletOf } from './wallets/store.js';
-import { Dispatcher } from './webhooks/dispatcher.js';
+import type { createEdgeContext } from './app.js';
 import type { RelayPort } from '../contract/relay.js';
-import { reconcile } from './runs/reconcile.js';
-import { RunWorker } from './runs/worker.js';
-import { ownerUsage, settledTotals } from './runs/usage.js';
 
-type Boot = () => { config: Config; runtime: Runtime };
+type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
 type Edge = Awaited<ReturnType<typeof createEdgeContext>>;
 /** The gateway's relay opened in this process (src/cli.ts wires it; the edge does not import the gateway). */
 export type LocalRelay = (config: Config, runtime: Runtime) => Promise<{ relay: RelayPort; close(): Promise<void> }>;
@@ -22,7 +15,8 @@ export type LocalRelay = (config: Config, runtime: Runtime) => Promise<{ relay: 
  * get the gateway's relay in this process when the gateway is one of SERVICES and EDGE_RELAY_URL is unset.
  */
 async function withEdge<T>(boot: Boot, fn: (e: Edge) => Promise<T>, local?: LocalRelay): Promise<T> {
-  const { config, runtime } = boot();
+  const { config, runtime } = await boot();
+  const { createEdgeContext } = await import('./app.js');
   const opened = local && !config.edge.runs.relayUrl && config.services.includes('gateway') ? await local(config, runtime) : null;
   try {
     const e = await createEdgeContext(config, runtime, opened?.relay);
@@ -53,7 +47,7 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
   const key = edge.command('key').description('developer keys (svc_sk_…)');
   key
     .command('issue')
-    .requiredOption('--owner <name>')
+    .requiredOption('--owner <name>', 'the owner (created when new)')
     .description('issue a key; prints it once, last')
     .action(async (o: { owner: string }) => {
       const r = await withEdge(boot, (e) => e.services.keys.issue(o.owner));
@@ -62,13 +56,14 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     });
   key
     .command('revoke')
-    .argument('<keyId>')
+    .description('revoke a developer key (its calls are refused at once)')
+    .argument('<keyId>', 'the key id (from edge key list)')
     .action(async (keyId: string) => {
       const done = await withEdge(boot, (e) => e.services.keys.revoke(keyId));
       if (!done) throw new Error(`no active key ${keyId}`);
       console.log(`key ${keyId} revoked`);
     });
-  key.command('list').action(async () => {
+  key.command('list').description('every key: id, owner, created, state (never the key)').action(async () => {
     const rows = await withEdge(boot, (e) => e.services.keys.list());
     for (const r of rows) console.log(`${r.key_id}\t${r.owner}\t${iso(r.created_at)}\t${r.revoked_at === null ? 'active' : `revoked ${iso(r.revoked_at)}`}`);
   });
@@ -76,7 +71,8 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
   const model = edge.command('model').description('public models and their reserve amounts');
   model
     .command('set')
-    .argument('<publicModelId>')
+    .description('add or change a public model')
+    .argument('<publicModelId>', 'the model id clients ask for')
     .requiredOption('--reserve <amount>', 'units one request reserves (1 unit = 1 gateway quota = $0.000002)')
     .option('--gateway-model <name>', 'the model name the gateway relay serves it as (default: the same id)')
     .option('--group <group>', 'the gateway channel group its calls are routed in', 'default')
@@ -86,11 +82,13 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
       if (!/^[A-Za-z0-9._:/-]{1,128}$/.test(id)) throw new Error('publicModelId must be 1 to 128 of A-Z a-z 0-9 . _ : / -');
       if (o.gatewayModel !== undefined && !/^\S{1,255}$/.test(o.gatewayModel)) throw new Error('--gateway-model must be 1 to 255 characters without spaces');
       if (!/^[\w.-]{1,64}$/.test(o.group)) throw new Error('--group must be 1 to 64 of A-Z a-z 0-9 _ . -');
+      const { setModel } = await import('./models/store.js');
       const settings = { reserveAmount: amount('--reserve', o.reserve), enabled: !o.disabled, gatewayModel: o.gatewayModel ?? null, group: o.group, overdraft: amount('--overdraft', o.overdraft) };
       await withEdge(boot, (e) => setModel(e.ctx.db, id, settings));
       console.log(`model ${id}: reserve ${settings.reserveAmount}, gateway model ${settings.gatewayModel ?? id}, group ${settings.group}, overdraft ${settings.overdraft}, ${o.disabled ? 'disabled' : 'enabled'}`);
     });
   model.command('list').description('public id, reserve, gateway model, group, overdraft, state').action(async () => {
+    const { listModels } = await import('./models/store.js');
     const rows = await withEdge(boot, (e) => listModels(e.ctx.db));
     for (const r of rows) console.log([r.public_model_id, r.reserve_amount, r.gateway_model ?? r.public_model_id, r.group_name, r.overdraft, r.enabled ? 'enabled' : 'disabled'].join('\t'));
   });
@@ -98,9 +96,13 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
   const wallet = edge.command('wallet').description('owner wallets (integer units)');
   wallet
     .command('credit')
-    .requiredOption('--owner <name>')
-    .requiredOption('--amount <n>')
+    .description("add units to an owner's wallet (500,000 units = 1 USD)")
+    .requiredOption('--owner <name>', 'the owner (created when new)')
+    .requiredOption('--amount <n>', 'units to add')
     .action(async (o: { owner: string; amount: string }) => {
+      const { checkOwnerName } = await import('./keys/service.js');
+      const { ensureOwner } = await import('./keys/store.js');
+      const { credit } = await import('./wallets/store.js');
       checkOwnerName(o.owner);
       const n = amount('--amount', o.amount, 1);
       const w = await withEdge(boot, async (e) => credit(e.ctx.db, await ensureOwner(e.ctx.db, o.owner), n));
@@ -108,8 +110,12 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     });
   wallet
     .command('show')
-    .requiredOption('--owner <name>')
+    .description("an owner's balance, reservations and settled runs")
+    .requiredOption('--owner <name>', 'the owner')
     .action(async (o: { owner: string }) => {
+      const { ownerByName } = await import('./keys/store.js');
+      const { walletOf } = await import('./wallets/store.js');
+      const { settledTotals } = await import('./runs/usage.js');
       const w = await withEdge(boot, async (e) => {
         const owner = await ownerByName(e.ctx.db, o.owner);
         const wallet = owner ? await walletOf(e.ctx.db, Number(owner.id)) : undefined;
@@ -120,11 +126,13 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
 
   edge
     .command('usage')
-    .requiredOption('--owner <name>')
+    .requiredOption('--owner <name>', 'the owner')
     .option('--days <n>', 'how many days back', '30')
     .description("an owner's calls, tokens and cost per day and public model (tab-separated)")
     .action(async (o: { owner: string; days: string }) => {
       const days = amount('--days', o.days, 1);
+      const { ownerByName } = await import('./keys/store.js');
+      const { ownerUsage } = await import('./runs/usage.js');
       const lines = await withEdge(boot, async (e) => {
         const owner = await ownerByName(e.ctx.db, o.owner);
         if (!owner) throw new Error(`no owner ${o.owner}`);
@@ -138,6 +146,7 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .command('reconcile')
     .description('settle runs past their deadline: release never-started ones, charge started ones what the gateway says they cost')
     .action(async () => {
+      const { reconcile } = await import('./runs/reconcile.js');
       const done = await withEdge(boot, (e) => reconcile(e.ctx, e.services.relayConfigured ? e.services.relay : null), local);
       for (const r of done) console.log(`${r.runId}\t${r.outcome}\t${r.charged}`);
       console.log(`${done.length} run(s) reconciled: ${done.filter((r) => r.outcome === 'charged').length} charged, ${done.filter((r) => r.outcome === 'released').length} released`);
@@ -148,6 +157,7 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .description('execute admitted runs until SIGINT/SIGTERM (or, with --once, those that can be taken now)')
     .option('--once', 'take what is free now, wait for those runs, then exit')
     .action(async (o: { once?: boolean }) => {
+      const { RunWorker } = await import('./runs/worker.js');
       await withEdge(
         boot,
         async (e) => {
@@ -172,27 +182,29 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
   const webhook = edge.command('webhook').description('webhook endpoints of owners');
   webhook
     .command('add')
-    .requiredOption('--owner <name>')
-    .requiredOption('--url <url>')
+    .requiredOption('--owner <name>', 'the owner whose events it receives')
+    .requiredOption('--url <url>', 'where events are POSTed (https)')
     .description('add an endpoint; prints its signing secret once, last')
     .action(async (o: { owner: string; url: string }) => {
       const r = await withEdge(boot, (e) => e.services.webhooks.add(o.owner, o.url));
       console.log(`endpoint ${r.endpointId} added for ${r.owner} (signing secret shown once)`);
       console.log(r.secret);
     });
-  webhook.command('list').action(async () => {
+  webhook.command('list').description('every endpoint: id, owner, URL, state').action(async () => {
     const rows = await withEdge(boot, (e) => e.services.webhooks.list());
     for (const r of rows) console.log(`${r.endpoint_id}\t${r.owner}\t${r.url}\t${r.removed_at === null ? 'active' : `removed ${iso(r.removed_at)}`}`);
   });
   webhook
     .command('remove')
-    .argument('<endpointId>')
+    .description('remove an endpoint (no further deliveries)')
+    .argument('<endpointId>', 'the endpoint id (from edge webhook list)')
     .action(async (id: string) => {
       if (!(await withEdge(boot, (e) => e.services.webhooks.remove(id)))) throw new Error(`no active endpoint ${id}`);
       console.log(`endpoint ${id} removed`);
     });
   webhook
     .command('replay')
+    .description('queue the deliveries of past events again')
     .option('--event <eventId>', 'one event')
     .option('--since <sequence>', 'every event from this outbox sequence number on')
     .action(async (o: { event?: string; since?: string }) => {
@@ -208,6 +220,7 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .description('run a webhook dispatcher until SIGINT/SIGTERM (or, with --once, until nothing is due)')
     .option('--once', 'deliver what is due now, then exit')
     .action(async (o: { once?: boolean }) => {
+      const { Dispatcher } = await import('./webhooks/dispatcher.js');
       await withEdge(boot, async (e) => {
         const d = new Dispatcher(e.ctx);
         if (o.once) {

@@ -5,6 +5,7 @@ import type { Database } from '../kit/db/index.js';
 import type { UpstreamClient } from '../kit/upstream/client.js';
 import type { EdgeDB } from './db.js';
 import type { EdgeIdentity } from './keys/service.js';
+import type { EdgeMetrics } from './metrics.js';
 
 export const EDGE_SECRET_KEY_FILE = 'edge-secret.key';
 
@@ -18,6 +19,8 @@ export interface EdgeContext {
   secretKey: Buffer;
   /** Outgoing webhook deliveries, under the edge's address policy (EDGE_WEBHOOK_ALLOW_PRIVATE). */
   upstream: UpstreamClient;
+  /** Admissions, reservations, settlements, webhook deliveries, the run worker and the outbox backlog; published by the app's /metrics. */
+  metrics: EdgeMetrics;
 }
 
 export function edgeSecretKey(config: Config): Buffer {

@@ -52,6 +52,7 @@ import { createRelay, type Relay } from './relay/index.js';
 import { relayRoutes } from './relay/routes.js';
 import { renderRelayError } from './relay/errors.js';
 import { workloadAuthenticator } from './relay/workload.js';
+import { GatewayMetrics } from './metrics.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -82,11 +83,12 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     await database.close();
     throw e;
   }
+  const log = runtime.log.child({ deployable: 'gateway' });
   const ctx: GatewayContext = {
     config,
     database,
     db: database.db,
-    log: runtime.log.child({ deployable: 'gateway' }),
+    log,
     secretKey,
     installationId: await installationId(database),
     upstream: createUpstreamClient({
@@ -94,6 +96,7 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
       timeoutMs: config.gateway.upstream.timeoutMs,
       maxBytes: config.gateway.upstream.maxBytes,
     }),
+    metrics: new GatewayMetrics(database.db, log),
   };
   const channels = new ChannelService(ctx);
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx), plugins: new PluginService(ctx, channels) };
@@ -162,6 +165,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     if (req.method !== 'GET' && req.url.startsWith('/api/channel')) {
       clearCountCache(ctx);
       relay.routing.invalidate();
+      ctx.metrics.channelsChanged();
     }
   });
   const registry = installOpsEndpoints(app, {
@@ -171,6 +175,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     openapi: async () => buildOpenApi('Gateway API', await services.plugins.withState(registered)),
   });
   relay.instrument(registry);
+  ctx.metrics.register(registry);
   await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/gateway`, log: ctx.log });
   services.updates.startSchedule();
   app.addHook('onClose', async () => {

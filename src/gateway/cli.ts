@@ -1,24 +1,24 @@
-import fs from 'node:fs';
+// Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Command } from 'commander';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
-import { open, seal } from '../kit/crypto/aead.js';
-import { createGatewayContext } from './app.js';
+import type { createGatewayContext } from './app.js';
+import type { GatewayDB } from './db.js';
 import { registerAffinityCommands } from './affinity/cli.js';
-import { commitSecretKeyFile, stageSecretKeyFile } from './context.js';
-import { storeFingerprint } from './sealing.js';
-import { audit, readAudit } from './audit/store.js';
 
-type Boot = () => { config: Config; runtime: Runtime };
+type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
 type Gateway = Awaited<ReturnType<typeof createGatewayContext>>;
 
 /**
  * Audits a CLI action on identities or keys (operation `cli:…`, actor id 0, named after the operating-system
  * user who ran it). Never a token, secret or key in `detail`.
  */
-function cliAudit(db: Gateway['ctx']['db'], operation: string, detail: Record<string, unknown>) {
+async function cliAudit(db: Kysely<GatewayDB>, operation: string, detail: Record<string, unknown>) {
+  const { audit } = await import('./audit/store.js');
   let user = 'unknown';
   try {
     user = os.userInfo().username;
@@ -30,7 +30,8 @@ function cliAudit(db: Gateway['ctx']['db'], operation: string, detail: Record<st
 
 /** Opens the gateway database, runs `fn`, and always closes it again. */
 async function withGateway<T>(boot: Boot, fn: (g: Gateway) => Promise<T>): Promise<T> {
-  const { config, runtime } = boot();
+  const { config, runtime } = await boot();
+  const { createGatewayContext } = await import('./app.js');
   const g = await createGatewayContext(config, runtime);
   try {
     return await fn(g);
@@ -66,7 +67,8 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
   const staff = program.command('staff').description('manage gateway staff identities');
   staff
     .command('create')
-    .requiredOption('--name <name>')
+    .description('create a staff member')
+    .requiredOption('--name <name>', 'staff name (unique)')
     .requiredOption('--role <role>', 'root or admin')
     .action(async (o: { name: string; role: string }) => {
       const id = await withGateway(boot, async (g) => {
@@ -79,8 +81,9 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
   for (const effect of ['grant', 'deny'] as const) {
     staff
       .command(effect)
-      .requiredOption('--name <name>')
-      .requiredOption('--permission <permission>')
+      .description(effect === 'grant' ? 'grant a staff member a permission beyond their role' : 'deny a staff member a permission of their role')
+      .requiredOption('--name <name>', 'the staff member')
+      .requiredOption('--permission <permission>', 'an authz.* permission')
       .action(async (o: { name: string; permission: string }) => {
         await withGateway(boot, async (g) => {
           await g.services.staff.setPermission(o.name, o.permission, effect);
@@ -91,7 +94,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
   }
   staff
     .command('totp')
-    .requiredOption('--name <name>')
+    .requiredOption('--name <name>', 'the staff member')
     .description('enroll TOTP for a staff member; prints the base32 secret last')
     .action(async (o: { name: string }) => {
       const r = await withGateway(boot, async (g) => {
@@ -105,7 +108,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
   for (const state of ['disable', 'enable'] as const) {
     staff
       .command(state)
-      .requiredOption('--name <name>')
+      .requiredOption('--name <name>', 'the staff or service identity')
       .description(state === 'disable' ? 'stop every token of a staff or service identity (kept, not revoked)' : 'let a disabled identity authenticate again')
       .action(async (o: { name: string }) => {
         await withGateway(boot, async (g) => {
@@ -115,7 +118,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
         console.log(`${o.name} ${state}d`);
       });
   }
-  staff.command('list').action(async () => {
+  staff.command('list').description('every staff and service identity: id, name, kind, role, state').action(async () => {
     const rows = await withGateway(boot, (g) => g.services.staff.list());
     for (const r of rows) console.log(`${r.id}\t${r.name}\t${r.kind}\t${r.role}\t${r.disabled_at === null ? 'enabled' : 'disabled'}`);
   });
@@ -123,7 +126,8 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
   const token = program.command('token').description('gateway bearer tokens');
   token
     .command('create')
-    .requiredOption('--staff <name>')
+    .description('issue a bearer token for a staff or service identity (printed once, on the last line)')
+    .requiredOption('--staff <name>', 'the staff or service identity')
     .option('--ttl <seconds>', 'expire after this many seconds')
     .action(async (o: { staff: string; ttl?: string }) => {
       const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
@@ -145,6 +149,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     });
   token
     .command('revoke')
+    .description('revoke one token (--token or --id) or every token of an identity (--staff)')
     .option('--token <token>', 'the token itself, or - to read it from standard input (kept out of argv and shell history)')
     .option('--id <id>', 'a token id from token list')
     .option('--staff <name>', 'every token of this identity')
@@ -176,7 +181,8 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     .command('service')
     .description('gateway service identities')
     .command('create')
-    .requiredOption('--name <name>')
+    .description('create a service identity with these permissions; prints its token last')
+    .requiredOption('--name <name>', 'service name (unique)')
     .requiredOption('--permission <list>', 'comma list of authz.* permissions')
     .action(async (o: { name: string; permission: string }) => {
       const perms = o.permission.split(',').map((p) => p.trim()).filter(Boolean);
@@ -197,6 +203,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
     .action(async (o: { limit: string; channel?: string }) => {
       const limit = Math.min(10000, positiveInt('--limit', o.limit));
       const channelId = o.channel === undefined ? undefined : positiveInt('--channel', o.channel);
+      const { readAudit } = await import('./audit/store.js');
       const rows = await withGateway(boot, (g) => readAudit(g.ctx.db, { limit, channelId }));
       for (const r of rows) console.log(JSON.stringify({ ...r, detail: JSON.parse(r.detail) }));
     });
@@ -209,6 +216,9 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       const hex = o.newKey ?? crypto.randomBytes(32).toString('hex');
       if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error('--new-key must be 64 hex characters');
       const next = Buffer.from(hex, 'hex');
+      const { open, seal } = await import('../kit/crypto/aead.js');
+      const { commitSecretKeyFile, stageSecretKeyFile } = await import('./context.js');
+      const { storeFingerprint } = await import('./sealing.js');
       const n = await withGateway(boot, async (g) => {
         const old = g.ctx.secretKey;
         const fileKey = !g.ctx.config.gateway.secretKey;

@@ -1,14 +1,11 @@
+// Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
-import { formatReport, ImportSession, type Notice, type TableReport } from '../kit/db/batch-import.js';
-import { openSource, type Source } from '../kit/db/source.js';
-import { createAccountContext } from '../account/app.js';
-import { importAccount } from '../account/import/service.js';
-import { createGatewayContext } from '../gateway/app.js';
-import { importGateway } from '../gateway/import/service.js';
+import type { Notice, TableReport } from '../kit/db/batch-import.js';
+import type { Source } from '../kit/db/source.js';
 
-type Boot = () => { config: Config; runtime: Runtime };
+type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
 
 /** The name the import map gives rows from new-api. */
 export const NEW_API = 'new-api';
@@ -22,6 +19,9 @@ interface Options {
 }
 
 async function accountPart(config: Config, runtime: Runtime, source: Source, o: Options) {
+  const { ImportSession } = await import('../kit/db/batch-import.js');
+  const { createAccountContext } = await import('../account/wiring.js');
+  const { importAccount } = await import('../account/import/service.js');
   const ctx = await createAccountContext(config, runtime);
   const session = new ImportSession(ctx.database.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
@@ -33,6 +33,9 @@ async function accountPart(config: Config, runtime: Runtime, source: Source, o: 
 }
 
 async function gatewayPart(config: Config, runtime: Runtime, source: Source, o: Options) {
+  const { ImportSession } = await import('../kit/db/batch-import.js');
+  const { createGatewayContext } = await import('../gateway/app.js');
+  const { importGateway } = await import('../gateway/import/service.js');
   const g = await createGatewayContext(config, runtime);
   const session = new ImportSession(g.ctx.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
@@ -71,7 +74,8 @@ function checkSourceTables(tables: Set<string>, only?: string) {
 /** Runs the import and answers its report (the tables, then the users an admin must act on); the source is only read. */
 export async function importNewApi(boot: Boot, from: string, opts: Options): Promise<{ reports: TableReport[]; notices: Notice[] }> {
   if (opts.only !== undefined && !(PARTS as readonly string[]).includes(opts.only)) throw new Error('--only must be account or gateway');
-  const { config, runtime } = boot();
+  const { config, runtime } = await boot();
+  const { openSource } = await import('../kit/db/source.js');
   let source: Source | undefined;
   try {
     source = await openSource(from);
@@ -106,6 +110,7 @@ export function registerImportCommands(program: Command, boot: Boot) {
     .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string }) => {
       const batchSize = o.batchSize === undefined ? undefined : Number(o.batchSize);
       if (batchSize !== undefined && (!/^\d+$/.test(o.batchSize!) || batchSize < 1 || batchSize > 10_000)) throw new Error('--batch-size must be an integer 1-10000');
+      const { formatReport } = await import('../kit/db/batch-import.js');
       const { reports, notices } = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize });
       console.log(formatReport(reports, !!o.dryRun, notices));
       const failed = reports.reduce((n, r) => n + r.failed, 0);

@@ -51,9 +51,10 @@ describe('HTTP platform of the account service', () => {
     const metrics = await b.get('/metrics');
     assert.match(metrics.text, /http_requests_total\{.*operation="A25"/);
     const doc = (await b.get('/api/openapi.json')).json;
-    assert.equal(doc.openapi, '3.0.3');
+    assert.equal(doc.openapi, '3.1.0');
     const login = doc.paths['/api/user/login'].post;
-    assert.equal(login.operationId, 'A25');
+    assert.equal(login.operationId, 'A25_login');
+    assert.equal(login['x-operation'], 'A25');
     assert.equal(login['x-state'], 'implemented');
     assert.ok(doc.paths['/api/user/sessions/{sid}'].delete);
     const proxied = await b.get('/metrics', { 'x-forwarded-for': '203.0.113.9' });

@@ -54,7 +54,7 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
     let payload = o.raw;
     if (o.body !== undefined) payload = JSON.stringify(o.body);
     if (payload !== undefined) h['content-type'] ??= 'application/json';
-    const reply = await readReply(await fetch(url + path, { method, headers: h, body: payload }));
+    const reply = await readReply(await fetch(url + path, { method, headers: h, body: payload }), method);
     transcript.push(reply.text);
     return reply;
   }

@@ -30,7 +30,7 @@ export class StaffClient {
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       h['content-type'] ??= 'application/json';
     }
-    const reply = await readReply(await fetch(this.baseUrl + path, { method, headers: h, body: payload }));
+    const reply = await readReply(await fetch(this.baseUrl + path, { method, headers: h, body: payload }), method);
     this.transcript.push(reply.text);
     return reply;
   }

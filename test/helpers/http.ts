@@ -1,5 +1,11 @@
-/** A response's status, headers and text, and its JSON when the text parses (else undefined). */
-export async function readReply(res: Response) {
+import { recordSample } from './api-samples.js';
+
+/**
+ * A response's status, headers and text, and its JSON when the text parses (else undefined). Given the
+ * request's method, the JSON answer is kept for the OpenAPI check when API_SAMPLES is set
+ * (test/helpers/api-samples.ts).
+ */
+export async function readReply(res: Response, method?: string) {
   const text = await res.text();
   let json: any;
   try {
@@ -7,6 +13,7 @@ export async function readReply(res: Response) {
   } catch {
     json = undefined;
   }
+  if (method) recordSample(method, res.url, res.status, text, json);
   return { status: res.status, headers: res.headers, text, json };
 }
 
@@ -41,7 +48,7 @@ export class Browser {
       if (expired) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    return { ...(await readReply(res)), setCookies: res.headers.getSetCookie() };
+    return { ...(await readReply(res, method)), setCookies: res.headers.getSetCookie() };
   }
 
   get(path: string, headers?: Record<string, string>) {

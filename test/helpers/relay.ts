@@ -38,7 +38,7 @@ export async function relay(baseUrl: string, path: string, body: unknown, opts: 
   const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
   if (token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(baseUrl + (path.startsWith('/relay/') ? path : '/relay/v1' + path), { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: opts.signal });
-  const reply = await readReply(res);
+  const reply = await readReply(res, 'POST');
   const header = res.headers.get('x-relay-summary');
   let summary: any = header ? JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) : null;
   const events: any[] = [];

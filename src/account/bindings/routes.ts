@@ -6,15 +6,21 @@ import { identityOf } from '../auth.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { langOfRequest } from '../email/routes.js';
 import { userIdSchema as userId } from '../users/routes.js';
+import { NoData } from '../../contract/types.js';
+import { OAuthBinding, moduleErrors } from '../schemas.js';
 
 const providerId = Type.String({ minLength: 1, maxLength: 64 });
 
 export const bindingRoutes = [
   implement('A31', {
+    data: Type.Array(OAuthBinding),
+    errors: moduleErrors.bindings,
     handler: async (req) => ok(await accountOf(req).services.emailOAuth.bindings.list(identityOf(req).userId)),
   }),
 
   implement('A32', {
+    data: Type.Object({ provider_id: Type.String(), notification_warning: Type.Boolean() }),
+    errors: moduleErrors.bindings,
     rateLimit: ['critical'],
     schema: { params: Type.Object({ provider_id: providerId }) },
     handler: async (req) => {
@@ -29,6 +35,8 @@ export const bindingRoutes = [
   }),
 
   implement('A20', {
+    data: Type.Array(OAuthBinding),
+    errors: moduleErrors.bindings,
     schema: { params: Type.Object({ id: userId }) },
     handler: async (req) => {
       const b = accountOf(req).services.emailOAuth.bindings;
@@ -38,6 +46,8 @@ export const bindingRoutes = [
   }),
 
   implement('A21', {
+    data: NoData,
+    errors: moduleErrors.bindings,
     schema: { params: Type.Object({ id: userId, provider_id: providerId }) },
     handler: async (req) => {
       const b = accountOf(req).services.emailOAuth.bindings;
@@ -48,6 +58,8 @@ export const bindingRoutes = [
   }),
 
   implement('A19', {
+    data: Type.Object({ bindingType: Type.String(), username: Type.String() }),
+    errors: moduleErrors.bindings,
     schema: { params: Type.Object({ id: userId, binding_type: Type.String({ minLength: 1, maxLength: 32 }) }) },
     handler: async (req) => {
       const b = accountOf(req).services.emailOAuth.bindings;

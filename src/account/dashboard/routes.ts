@@ -5,6 +5,7 @@ import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { baseUrlOf } from '../email/routes.js';
 import { setupState, systemStatus } from './status.js';
+import { SelfProfile, SessionRotation, SystemStatus, moduleErrors } from '../schemas.js';
 
 /** The body of the reference's PUT /api/user/self that this service acts on (its other settings are not kept). */
 const selfUpdateBody = Type.Object(
@@ -19,18 +20,23 @@ const selfUpdateBody = Type.Object(
 /** What new-api's dashboard reads to sign in and show the profile page (AS01–AS04, additions). */
 export const dashboardRoutes = [
   implement('AS01', {
+    data: SystemStatus,
     handler: async (req) => ok(await systemStatus(accountOf(req), baseUrlOf(req))),
   }),
 
   implement('AS02', {
+    data: Type.Object({ status: Type.Boolean(), root_init: Type.Boolean(), database_type: Type.String() }),
     handler: async () => ok(setupState()),
   }),
 
   implement('AS03', {
+    data: SelfProfile,
     handler: async (req) => ok(await accountOf(req).services.self.profile(identityOf(req))),
   }),
 
   implement('AS04', {
+    data: Type.Optional(SessionRotation),
+    errors: moduleErrors.self,
     rateLimit: ['security'],
     noStore: true,
     schema: { body: selfUpdateBody },

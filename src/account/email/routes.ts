@@ -7,6 +7,8 @@ import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { normalizeEmail } from './service.js';
+import { NoData } from '../../contract/types.js';
+import { EmailBindingFlow, SessionRotation, moduleErrors } from '../schemas.js';
 
 export const langOfRequest = (req: FastifyRequest) => langOf(req.headers['accept-language']);
 
@@ -17,6 +19,8 @@ export function baseUrlOf(req: FastifyRequest): string {
 
 export const emailCodeRoutes = [
   implement('A46', {
+    data: NoData,
+    errors: moduleErrors.email,
     schema: { querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }) },
     handler: async (req) => {
       await accountOf(req).services.emailOAuth.email.sendVerificationCode(req.query.email, req.ip, langOfRequest(req));
@@ -35,6 +39,8 @@ const bindBody = Type.Object({
 
 export const emailBindingRoutes = [
   implement('A04', {
+    data: EmailBindingFlow,
+    errors: moduleErrors.emailBinding,
     rateLimit: ['critical'],
     schema: { body: bindBody },
     handler: async (req) => {
@@ -48,12 +54,16 @@ export const emailBindingRoutes = [
   }),
 
   implement('A03', {
+    data: EmailBindingFlow,
+    errors: moduleErrors.emailBinding,
     rateLimit: ['critical'],
     schema: { body: bindBody },
     handler: async (req) => ok(await accountOf(req).services.emailOAuth.emailBinding.resend(identityOf(req), req.body.flow_token, langOfRequest(req))),
   }),
 
   implement('A02', {
+    data: Type.Object({ ...SessionRotation.properties, email: Type.String(), notification_warning: Type.Boolean() }),
+    errors: moduleErrors.emailBinding,
     rateLimit: ['critical'],
     schema: { body: bindBody },
     handler: async (req) => ok(await accountOf(req).services.emailOAuth.emailBinding.complete(identityOf(req), req.body, langOfRequest(req)), 'Email binding successful'),

@@ -4,6 +4,7 @@ import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
 import { sendChallenge } from './pending-login.js';
+import { LoginOutcome, moduleErrors } from '../schemas.js';
 
 const loginBody = Type.Object({
   username: Type.Optional(Type.String({ maxLength: 254 })),
@@ -14,6 +15,8 @@ const loginBody = Type.Object({
 
 export const loginRoutes = [
   implement('A25', {
+    data: LoginOutcome,
+    errors: moduleErrors.login,
     rateLimit: ['critical'],
     schema: { body: Type.Optional(loginBody) },
     handler: async (req, reply) => {
@@ -24,6 +27,8 @@ export const loginRoutes = [
   }),
 
   implement('A27', {
+    data: Type.Union([Type.Object({ enabled: Type.Literal(false) }), Type.Object({ enabled: Type.Literal(true), kid: Type.String(), public_key: Type.String() })]),
+    errors: moduleErrors.login,
     handler: async (req) => ok(await accountOf(req).services.login.encryptionKey()),
   }),
 ];

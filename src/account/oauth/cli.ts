@@ -1,9 +1,7 @@
+// Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/index.js';
-import { loadMailOAuthConfig } from '../../config/mail-oauth.js';
-import { createProviders } from './providers.js';
 
 function providersFile(o: { file?: string }): string {
   const file = o.file || process.env.OAUTH_CUSTOM_PROVIDERS_FILE;
@@ -19,7 +17,8 @@ function readList(file: string): Record<string, unknown>[] {
 }
 
 /** Validates the list with the same rules as start-up, then replaces the file atomically (mode 0600: it holds client secrets). */
-function writeList(file: string, list: Record<string, unknown>[]) {
+async function writeList(file: string, list: Record<string, unknown>[]) {
+  const { loadMailOAuthConfig } = await import('../../config/mail-oauth.js');
   const tmp = `${file}.${process.pid}.tmp`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(tmp, JSON.stringify(list, null, 2) + '\n', { mode: 0o600 });
@@ -39,7 +38,9 @@ export function registerOAuthCommands(program: Command) {
   oauth
     .command('providers')
     .description('list every login provider, whether it is enabled, and the callback URL to register with it')
-    .action(() => {
+    .action(async () => {
+      const { loadConfig } = await import('../../config/index.js');
+      const { createProviders } = await import('./providers.js');
       const cfg = loadConfig({ LOG_LEVEL: 'warn', ...process.env }).mailOAuth;
       const base = cfg.serverAddress || '<SERVER_ADDRESS>';
       for (const p of createProviders(cfg.oauth).values()) {
@@ -51,19 +52,19 @@ export function registerOAuthCommands(program: Command) {
     .command('add-provider')
     .description('add or replace an operator-defined provider (restart the account service to apply)')
     .option('--file <path>', 'providers JSON file (default: OAUTH_CUSTOM_PROVIDERS_FILE)')
-    .requiredOption('--slug <slug>')
-    .option('--name <name>')
-    .option('--icon <url>')
-    .requiredOption('--client-id <id>')
-    .requiredOption('--client-secret <secret>')
-    .requiredOption('--authorization-endpoint <url>')
-    .requiredOption('--token-endpoint <url>')
-    .requiredOption('--userinfo-endpoint <url>')
-    .option('--scope <scope>')
+    .requiredOption('--slug <slug>', 'the provider in URLs (/oauth/<slug>)')
+    .option('--name <name>', 'the name on the login button (default: the slug)')
+    .option('--icon <url>', 'icon URL for the login button')
+    .requiredOption('--client-id <id>', 'OAuth client id')
+    .requiredOption('--client-secret <secret>', 'OAuth client secret')
+    .requiredOption('--authorization-endpoint <url>', "the provider's authorization URL")
+    .requiredOption('--token-endpoint <url>', "the provider's token URL")
+    .requiredOption('--userinfo-endpoint <url>', "the provider's user-info URL")
+    .option('--scope <scope>', 'scopes to ask for, space-separated')
     .option('--user-id-field <field>', 'user-info field holding the stable id', 'id')
     .option('--username-field <field>', 'user-info field holding the login name', 'username')
     .option('--no-pkce', 'the provider does not support PKCE')
-    .action((o) => {
+    .action(async (o) => {
       const file = providersFile(o);
       const entry: Record<string, unknown> = {
         slug: o.slug,
@@ -80,7 +81,7 @@ export function registerOAuthCommands(program: Command) {
         pkce: o.pkce !== false,
       };
       const list = readList(file).filter((p) => p.slug !== o.slug);
-      writeList(file, [...list, entry]);
+      await writeList(file, [...list, entry]);
       console.log(`saved provider ${o.slug} in ${file}; restart the account service to apply`);
     });
 
@@ -88,13 +89,13 @@ export function registerOAuthCommands(program: Command) {
     .command('remove-provider')
     .description('remove an operator-defined provider (existing bindings stay until unbound)')
     .option('--file <path>', 'providers JSON file (default: OAUTH_CUSTOM_PROVIDERS_FILE)')
-    .requiredOption('--slug <slug>')
-    .action((o) => {
+    .requiredOption('--slug <slug>', 'the provider to remove')
+    .action(async (o) => {
       const file = providersFile(o);
       const list = readList(file);
       const rest = list.filter((p) => p.slug !== o.slug);
       if (rest.length === list.length) throw new Error(`no provider "${o.slug}" in ${file}`);
-      writeList(file, rest);
+      await writeList(file, rest);
       console.log(`removed provider ${o.slug} from ${file}; restart the account service to apply`);
     });
 }

@@ -6,11 +6,14 @@ import { clientInfo, sendSession } from '../sessions/http.js';
 import { sendChallenge } from '../login/pending-login.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { baseUrlOf, langOfRequest } from '../email/routes.js';
+import { OAuthCallbackResult, moduleErrors } from '../schemas.js';
 
 const short = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 
 export const oauthRoutes = [
   implement('A05', {
+    data: Type.Object({ flow_token: Type.String(), expires_at: Type.Integer(), authorization_url: Type.String() }),
+    errors: moduleErrors.oauth,
     rateLimit: ['critical'],
     schema: {
       body: Type.Object({
@@ -34,6 +37,8 @@ export const oauthRoutes = [
   }),
 
   implement('A01', {
+    data: OAuthCallbackResult,
+    errors: moduleErrors.oauth,
     rateLimit: ['critical'],
     schema: {
       params: Type.Object({ provider: Type.String({ maxLength: 64 }) }),

@@ -10,6 +10,7 @@ import { sendChallenge } from '../login/pending-login.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { langOfRequest } from '../email/routes.js';
 import { TelegramBindError } from './telegram.js';
+import { LoginOutcome, moduleErrors } from '../schemas.js';
 
 const rawQuery = (req: FastifyRequest) => {
   const i = req.raw.url?.indexOf('?') ?? -1;
@@ -19,6 +20,8 @@ const rawQuery = (req: FastifyRequest) => {
 /** WeChat (social) and Telegram (chat-bot) login and binding. */
 export const socialRoutes = [
   implement('A09', {
+    data: LoginOutcome,
+    errors: moduleErrors.social,
     rateLimit: ['critical'],
     schema: { querystring: Type.Object({ code: Type.Optional(Type.String({ maxLength: 256 })) }) },
     handler: async (req, reply) => {
@@ -29,6 +32,8 @@ export const socialRoutes = [
   }),
 
   implement('A10', {
+    data: Type.Object({ notification_warning: Type.Boolean() }),
+    errors: moduleErrors.social,
     rateLimit: ['critical'],
     schema: { body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 128 }) }) },
     handler: async (req) => {
@@ -41,6 +46,8 @@ export const socialRoutes = [
   }),
 
   implement('A08', {
+    data: LoginOutcome,
+    errors: moduleErrors.social,
     rateLimit: ['critical'],
     handler: async (req, reply) => {
       const outcome = await accountOf(req).services.emailOAuth.telegram.login(rawQuery(req), clientInfo(req));
@@ -50,11 +57,15 @@ export const socialRoutes = [
   }),
 
   implement('A07', {
+    data: Type.Object({ flow_token: Type.String(), callback_url: Type.String(), expires_at: Type.Integer(), bot_name: Type.String() }),
+    errors: moduleErrors.social,
     rateLimit: ['critical'],
     handler: async (req) => ok(await accountOf(req).services.emailOAuth.telegram.startBind(identityOf(req))),
   }),
 
   implement('A06', {
+    answers: { 302: { description: 'Redirect to the dashboard: /oauth/chatbot?telegram_bind=success&flow_token=… or ?telegram_bind=error&error_code=TELEGRAM_BIND_…' } },
+    errors: moduleErrors.social,
     rateLimit: ['critical'],
     schema: { params: Type.Object({ flow_token: Type.String({ minLength: 1, maxLength: 256 }) }) },
     handler: async (req, reply) => {

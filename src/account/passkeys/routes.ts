@@ -7,6 +7,7 @@ import { identityOf } from '../auth.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { userIdSchema } from '../users/routes.js';
+import { AuthBundle, PasskeyChallenge, SecurityProof, SessionRotation, moduleErrors } from '../schemas.js';
 
 const token = Type.Optional(Type.String({ maxLength: 128 }));
 const rpId = Type.Optional(Type.String({ maxLength: 255 }));
@@ -15,11 +16,15 @@ const credential = Type.Optional(Type.Unknown());
 
 export const passkeyRoutes = [
   implement('A34', {
+    data: Type.Object({ enabled: Type.Boolean(), last_used_at: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) }),
+    errors: moduleErrors.passkeys,
     rateLimit: ['security'],
     handler: async (req) => ok(await accountOf(req).services.passkeys.status(identityOf(req).userId)),
   }),
 
   implement('A37', {
+    data: PasskeyChallenge,
+    errors: moduleErrors.passkeys,
     rateLimit: ['security'],
     schema: { body: Type.Optional(Type.Object({ rp_id: rpId })) },
     bodyMayBeAbsent: true,
@@ -33,6 +38,8 @@ export const passkeyRoutes = [
   }),
 
   implement('A38', {
+    data: SessionRotation,
+    errors: moduleErrors.passkeys,
     rateLimit: ['security'],
     schema: { body: Type.Object({ flow_token: token, credential }) },
     handler: async (req) => {
@@ -42,6 +49,8 @@ export const passkeyRoutes = [
   }),
 
   implement('A33', {
+    data: SessionRotation,
+    errors: moduleErrors.passkeys,
     rateLimit: ['security'],
     handler: async (req) => {
       const identity = identityOf(req);
@@ -53,11 +62,15 @@ export const passkeyRoutes = [
   }),
 
   implement('A22', {
+    data: Type.Object({ id: Type.Integer(), username: Type.String() }),
+    errors: [...moduleErrors.passkeys, ...moduleErrors.admin],
     schema: { params: Type.Object({ id: userIdSchema }) },
     handler: async (req) => ok(await accountOf(req).services.passkeys.adminReset(identityOf(req), req.params.id), 'Passkey reset'),
   }),
 
   implement('A35', {
+    data: PasskeyChallenge,
+    errors: moduleErrors.passkeys,
     rateLimit: ['critical'],
     schema: { body: Type.Optional(Type.Object({ rp_id: rpId })) },
     bodyMayBeAbsent: true,
@@ -65,6 +78,8 @@ export const passkeyRoutes = [
   }),
 
   implement('A36', {
+    data: AuthBundle,
+    errors: moduleErrors.passkeys,
     rateLimit: ['critical'],
     schema: { body: Type.Object({ flow_token: token, credential }) },
     handler: async (req, reply) => {
@@ -74,12 +89,16 @@ export const passkeyRoutes = [
   }),
 
   implement('A28', {
+    data: PasskeyChallenge,
+    errors: moduleErrors.passkeys,
     rateLimit: ['critical'],
     schema: { body: Type.Object({ flow_token: token, rp_id: rpId }) },
     handler: async (req) => ok(await accountOf(req).services.passkeys.beginSecondStep(req.body.flow_token, req.body.rp_id)),
   }),
 
   implement('A29', {
+    data: AuthBundle,
+    errors: moduleErrors.passkeys,
     rateLimit: ['critical'],
     schema: { body: Type.Object({ flow_token: token, passkey_flow_token: token, credential }) },
     handler: async (req, reply) => {
@@ -90,6 +109,8 @@ export const passkeyRoutes = [
   }),
 
   implement('A39', {
+    data: PasskeyChallenge,
+    errors: moduleErrors.passkeys,
     rateLimit: ['security'],
     schema: {
       body: Type.Object({ scope: Type.Optional(Type.String({ maxLength: 64 })), context: Type.Optional(Type.Unknown()), rp_id: rpId }, { additionalProperties: false }),
@@ -98,6 +119,8 @@ export const passkeyRoutes = [
   }),
 
   implement('A40', {
+    data: SecurityProof,
+    errors: moduleErrors.passkeys,
     rateLimit: ['security'],
     noStore: true,
     schema: { body: Type.Object({ flow_token: token, credential }) },

@@ -3,9 +3,13 @@ import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
 import { baseUrlOf, langOfRequest } from '../email/routes.js';
+import { NoData } from '../../contract/types.js';
+import { moduleErrors } from '../schemas.js';
 
 export const resetRoutes = [
   implement('A11', {
+    data: NoData,
+    errors: moduleErrors.reset,
     rateLimit: ['critical'],
     schema: { querystring: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }) },
     handler: async (req) => {
@@ -15,6 +19,8 @@ export const resetRoutes = [
   }),
 
   implement('A42', {
+    data: Type.Optional(Type.String()),
+    errors: moduleErrors.reset,
     rateLimit: ['critical'],
     schema: {
       body: Type.Optional(

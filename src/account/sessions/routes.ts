@@ -6,9 +6,12 @@ import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { bearerOf, clearSessionCookies, expectedSidOf, REFRESH_COOKIE, sendSession } from './http.js';
 import { parseRefreshToken } from './service.js';
+import { AuthBundle, SessionView, moduleErrors } from '../schemas.js';
 
 export const sessionRoutes = [
   implement('A24', {
+    data: AuthBundle,
+    errors: moduleErrors.sessions,
     rateLimit: ['refresh'],
     handler: async (req, reply) => {
       const { sessions } = accountOf(req).services;
@@ -25,6 +28,8 @@ export const sessionRoutes = [
   }),
 
   implement('A23', {
+    data: Type.Optional(Type.Object({ revoked_sid: Type.String(), cookie_cleared: Type.Boolean() })),
+    errors: moduleErrors.sessions,
     rateLimit: ['critical'],
     handler: async (req, reply) => {
       const { sessions } = accountOf(req).services;
@@ -40,10 +45,14 @@ export const sessionRoutes = [
   }),
 
   implement('A43', {
+    data: Type.Array(SessionView),
+    errors: moduleErrors.sessions,
     handler: async (req) => ok(await accountOf(req).services.sessions.list(identityOf(req))),
   }),
 
   implement('A44', {
+    data: Type.Object({ revoked_sid: Type.String(), current: Type.Boolean() }),
+    errors: moduleErrors.sessions,
     schema: { params: Type.Object({ sid: Type.String({ maxLength: 64 }) }) },
     handler: async (req, reply) => {
       const sid = req.params.sid.trim();
@@ -55,6 +64,8 @@ export const sessionRoutes = [
   }),
 
   implement('A45', {
+    data: Type.Object({ revoked_count: Type.Integer() }),
+    errors: moduleErrors.sessions,
     handler: async (req) => {
       const revoked = await accountOf(req).services.sessions.revokeOthers(identityOf(req));
       return ok({ revoked_count: revoked });

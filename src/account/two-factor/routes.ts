@@ -6,11 +6,15 @@ import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { requireSecurityProof } from '../verification-seam.js';
 import { userIdSchema } from '../users/routes.js';
+import { NoData } from '../../contract/types.js';
+import { SessionRotation, TwoFactorSetup, moduleErrors } from '../schemas.js';
 
 const userIdParams = Type.Object({ id: userIdSchema });
 
 export const twoFactorRoutes = [
   implement('A15', {
+    data: TwoFactorSetup,
+    errors: moduleErrors.twoFactor,
     rateLimit: ['security'],
     noStore: true,
     handler: async (req) => {
@@ -23,6 +27,8 @@ export const twoFactorRoutes = [
   }),
 
   implement('A14', {
+    data: SessionRotation,
+    errors: moduleErrors.twoFactor,
     rateLimit: ['security'],
     noStore: true,
     schema: { body: Type.Object({ code: Type.String({ maxLength: 32 }), flow_token: Type.String({ maxLength: 128 }) }) },
@@ -33,6 +39,8 @@ export const twoFactorRoutes = [
   }),
 
   implement('A13', {
+    data: SessionRotation,
+    errors: moduleErrors.twoFactor,
     rateLimit: ['security'],
     noStore: true,
     schema: { body: Type.Optional(Type.Object({ code: Type.Optional(Type.String({ maxLength: 32 })) })) },
@@ -46,6 +54,8 @@ export const twoFactorRoutes = [
   }),
 
   implement('A12', {
+    data: Type.Object({ ...SessionRotation.properties, backup_codes: Type.Array(Type.String()) }),
+    errors: moduleErrors.twoFactor,
     rateLimit: ['security'],
     noStore: true,
     handler: async (req) => {
@@ -58,15 +68,21 @@ export const twoFactorRoutes = [
   }),
 
   implement('A17', {
+    data: Type.Object({ enabled: Type.Boolean(), locked: Type.Boolean(), backup_codes_remaining: Type.Optional(Type.Integer()) }),
+    errors: moduleErrors.twoFactor,
     rateLimit: ['security'],
     handler: async (req) => ok(await accountOf(req).services.twoFactor.status(identityOf(req).userId)),
   }),
 
   implement('A16', {
+    data: Type.Object({ total_users: Type.Integer(), enabled_users: Type.Integer(), enabled_rate: Type.String() }),
+    errors: moduleErrors.twoFactor,
     handler: async (req) => ok(await accountOf(req).services.twoFactor.stats()),
   }),
 
   implement('A18', {
+    data: NoData,
+    errors: [...moduleErrors.twoFactor, ...moduleErrors.admin],
     schema: { params: userIdParams },
     handler: async (req) => {
       await accountOf(req).services.twoFactor.adminDisable(identityOf(req), req.params.id);

@@ -2,12 +2,16 @@ import { Type } from '@sinclair/typebox';
 import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { accountOf } from '../context.js';
+import { NoData } from '../../contract/types.js';
+import { moduleErrors } from '../schemas.js';
 
 /** A user id in a path: capped so a longer number is a 400, not a PostgreSQL bigint overflow (a 500). */
 export const userIdSchema = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const userRoutes = [
   implement('A41', {
+    data: NoData,
+    errors: moduleErrors.users,
     rateLimit: ['critical'],
     schema: {
       body: Type.Optional(

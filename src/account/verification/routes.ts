@@ -7,6 +7,7 @@ import { accountOf } from '../context.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
 import { clearPendingLogin, pendingLoginOf } from '../login/pending-login.js';
 import { identityOf, originGuard } from '../auth.js';
+import { AuthBundle, SecurityProof, VerificationMethods, moduleErrors } from '../schemas.js';
 
 const loginVerifyBody = Type.Object({
   flow_token: Type.Optional(Type.String({ maxLength: 128 })),
@@ -42,6 +43,8 @@ const verifyBody = Type.Object(
 
 export const verificationRoutes = [
   implement('A30', {
+    data: AuthBundle,
+    errors: moduleErrors.secondStep,
     rateLimit: ['critical'],
     schema: { body: Type.Optional(loginVerifyBody) },
     handler: async (req, reply) => {
@@ -53,6 +56,8 @@ export const verificationRoutes = [
 
   // A30's handler, with the flow token from the pending-login cookie when the body has none.
   implement('A26', {
+    data: AuthBundle,
+    errors: moduleErrors.secondStep,
     rateLimit: ['critical'],
     schema: { body: Type.Optional(loginVerifyBody) },
     handler: async (req, reply) => {
@@ -70,6 +75,8 @@ export const verificationRoutes = [
   }),
 
   implement('A47', {
+    data: SecurityProof,
+    errors: moduleErrors.verification,
     rateLimit: ['security'],
     noStore: true,
     schema: { body: verifyBody },
@@ -77,6 +84,8 @@ export const verificationRoutes = [
   }),
 
   implement('A48', {
+    data: VerificationMethods,
+    errors: moduleErrors.verification,
     rateLimit: ['security'],
     schema: { querystring: Type.Object({ scope: Type.Optional(Type.String({ maxLength: 64 })) }) },
     handler: async (req) => ok(await accountOf(req).services.verification.methods(identityOf(req), req.query.scope)),

@@ -8,6 +8,8 @@ import type { EdgeContext } from '../context.js';
 import { answerCall } from '../openai/routes.js';
 import type { SyncCalls } from '../openai/service.js';
 import type { AdmissionService } from './service.js';
+import { OpenAIResponse } from '../../contract/wire-schemas.js';
+import { Admission, edgeErrors } from '../schemas.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
@@ -58,6 +60,11 @@ function admissionBodyOf(body: unknown): { publicModelId: string; input: string 
 export function admissionRoutes(ctx: EdgeContext, admission: AdmissionService, calls: SyncCalls) {
   return [
     implement('E01', {
+      answers: {
+        202: { description: 'SPEC admission body: the run is reserved (Idempotent-Replayed: true on a replay)', schema: Admission },
+        200: { description: 'OpenAI Responses body: the response, or server-sent events when streamed', schema: OpenAIResponse, stream: true },
+      },
+      errors: edgeErrors.admission,
       noStore: true,
       bodyLimit: ctx?.config.edge.runs.maxRequestBytes,
       metering: "admission: reservation of the public model's reserve amount; OpenAI body: the relay's cost",
@@ -70,17 +77,25 @@ export function admissionRoutes(ctx: EdgeContext, admission: AdmissionService, c
       },
       handler: async (req, reply) => {
         if (isOpenAiResponses(req.body)) return answerCall(ctx, calls, 'responses', req, reply);
-        const idempotencyKey = idempotencyKeyOf(req);
-        const traceparent = parseTraceparent(req.headers.traceparent);
-        const body = admissionBodyOf(req.body);
-        const { admission: answer, replayed } = await admission.admit({
-          apiVersion: 'v1',
-          identity: identityOf(req),
-          requestId: req.id,
-          idempotencyKey,
-          traceparent,
-          body: { publicModelId: body.publicModelId, input: body.input },
-        });
+        let admitted: Awaited<ReturnType<AdmissionService['admit']>>;
+        try {
+          const idempotencyKey = idempotencyKeyOf(req);
+          const traceparent = parseTraceparent(req.headers.traceparent);
+          const body = admissionBodyOf(req.body);
+          admitted = await admission.admit({
+            apiVersion: 'v1',
+            identity: identityOf(req),
+            requestId: req.id,
+            idempotencyKey,
+            traceparent,
+            body: { publicModelId: body.publicModelId, input: body.input },
+          });
+        } catch (e) {
+          ctx.metrics.admissionRefused(e);
+          throw e;
+        }
+        const { admission: answer, replayed } = admitted;
+        ctx.metrics.admitted(replayed ? 'replayed' : 'admitted');
         if (replayed) reply.header('Idempotent-Replayed', 'true');
         reply.status(202);
         return answer;

@@ -54,10 +54,10 @@ export class AdmissionService {
     const now = Date.now();
     const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
-      await this.ctx.db.transaction().execute(async (trx) => {
+      const amount = await this.ctx.db.transaction().execute(async (trx) => {
         await insertIdempotency(trx, { owner_id: ownerId, key: r.idempotencyKey, body_hash: bodyHash, response: JSON.stringify(admission), created_at: Math.floor(now / 1000) });
         const model = await servableModel(trx, r.body.publicModelId, 'publicModelId');
-        await reserveRun(trx, model, {
+        return reserveRun(trx, model, {
           run_id: admission.runId,
           request_id: r.requestId,
           owner_id: ownerId,
@@ -73,9 +73,13 @@ export class AdmissionService {
           deadline_at: now + this.ctx.config.edge.runs.reservationTtlSeconds * 1000,
         });
       });
+      this.ctx.metrics.reservedRun('async', amount);
       return { admission, replayed: false };
     } catch (e) {
-      if (!isUniqueViolation(e)) throw e;
+      if (!isUniqueViolation(e)) {
+        this.ctx.metrics.reservationRefused('async', e);
+        throw e;
+      }
       const first = await idempotencyOf(this.ctx.db, ownerId, r.idempotencyKey);
       if (!first) throw e;
       // Expired but not yet swept (the sweep runs once a minute): the key is free again.

@@ -8,6 +8,8 @@ import { identityOf } from '../auth.js';
 import type { EdgeContext } from '../context.js';
 import { listModels } from '../models/store.js';
 import type { SyncCalls } from './service.js';
+import { ChatCompletion, EmbeddingList, ModelList } from '../../contract/wire-schemas.js';
+import { edgeErrors } from '../schemas.js';
 
 const MODEL = Type.String({ minLength: 1, maxLength: 128 });
 /** The fields the edge reads; the rest of the OpenAI body goes to the gateway relay as sent. */
@@ -30,13 +32,20 @@ export async function answerCall(ctx: EdgeContext, calls: SyncCalls, format: Rel
   if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone)) reply.raw.end();
 }
 
+const ANSWERS = {
+  chat: { 200: { description: 'The chat completion, or server-sent events when streamed', schema: ChatCompletion, stream: true } },
+  embeddings: { 200: { description: 'The embeddings', schema: EmbeddingList } },
+};
+
 /** E04–E06: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
 export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
   const bodyLimit = ctx?.config.edge.runs.maxRequestBytes;
   return [
-    implement('E04', { schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'chat', req, reply) }),
-    implement('E05', { schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'embeddings', req, reply) }),
+    implement('E04', { answers: ANSWERS.chat, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'chat', req, reply) }),
+    implement('E05', { answers: ANSWERS.embeddings, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'embeddings', req, reply) }),
     implement('E06', {
+      answers: { 200: { description: 'The enabled public models', schema: ModelList } },
+      errors: edgeErrors.models,
       noStore: true,
       handler: async () => {
         if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');

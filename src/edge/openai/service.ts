@@ -49,7 +49,7 @@ export class SyncCalls {
     const runId = crypto.randomUUID();
     try {
       const now = Date.now();
-      await this.ctx.db.transaction().execute((trx) =>
+      const amount = await this.ctx.db.transaction().execute((trx) =>
         reserveRun(trx, model, {
           run_id: runId,
           request_id: c.requestId.slice(0, 64),
@@ -67,6 +67,7 @@ export class SyncCalls {
           deadline_at: now + this.ctx.config.edge.runs.timeoutMs,
         }),
       );
+      this.ctx.metrics.reservedRun('sync', amount);
       const answer = await this.relayed(c, runId, model);
       if (answer.kind === 'json') {
         await this.settle(runId, answer.summary);
@@ -81,6 +82,8 @@ export class SyncCalls {
       return answer;
     } catch (e) {
       release();
+      // Only the reservation answers insufficient_balance.
+      this.ctx.metrics.reservationRefused('sync', e);
       throw e;
     }
   }

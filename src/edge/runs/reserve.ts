@@ -17,8 +17,9 @@ export async function servableModel(db: Db, publicModelId: string, field: string
 /**
  * Inside the caller's transaction: reserves the model's reserve amount in the owner's wallet (never
  * overdrawing: insufficient_balance), inserts the run and writes run.created@2.0 and wallet.reserved@2.0.
+ * Answers the amount reserved.
  */
-export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>) {
+export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>): Promise<number> {
   const amount = Number(model.reserve_amount);
   const wallet = await reserve(trx, run.owner_id, amount);
   if (!wallet) {
@@ -54,4 +55,5 @@ export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRu
     run.created_at,
     endpoints,
   );
+  return amount;
 }

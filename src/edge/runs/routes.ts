@@ -6,6 +6,7 @@ import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import { settleRun } from './settle.js';
 import { requestCancel, runByRequest } from './store.js';
+import { RunView, edgeErrors } from '../schemas.js';
 
 const params = Type.Object({ requestId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }) });
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
@@ -37,11 +38,15 @@ export function runRoutes(ctx: EdgeContext) {
   };
   return [
     implement('E02', {
+      answers: { 200: { description: 'The run', schema: RunView } },
+      errors: edgeErrors.runs,
       schema: { params },
       noStore: true,
       handler: async (req) => runView(await find(identityOf(req).ownerId, req.params.requestId)),
     }),
     implement('E03', {
+      answers: { 200: { description: 'The run, cancelled or being cancelled', schema: RunView } },
+      errors: edgeErrors.runs,
       schema: { params },
       noStore: true,
       handler: async (req) => {

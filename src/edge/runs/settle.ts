@@ -37,17 +37,26 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
  * settlement of the same run, concurrent or later, finds the run final under its row lock and changes nothing.
  */
 export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement> {
+  let s: Settlement & { reserved?: number };
   try {
-    return await settleOnce(ctx, runId, o);
+    s = await settleOnce(ctx, runId, o);
   } catch (e) {
-    // The settlement row's key: another process settled the run between our read and our write.
-    if (!isUniqueViolation(e)) throw e;
-    const run = await runOf(ctx.db, runId);
-    return { applied: false, status: run!.status, charged: Number(run!.cost) };
+    try {
+      // The settlement row's key: another process settled the run between our read and our write.
+      if (!isUniqueViolation(e)) throw e;
+      const run = await runOf(ctx.db, runId);
+      s = { applied: false, status: run!.status, charged: Number(run!.cost) };
+    } catch (failure) {
+      ctx.metrics.settled(o.source, 'error');
+      throw failure;
+    }
   }
+  if (s.applied) ctx.metrics.settled(o.source, o.status, s.reserved, s.charged);
+  else ctx.metrics.settled(o.source, 'already_settled');
+  return { applied: s.applied, status: s.status, charged: s.charged };
 }
 
-async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement> {
+async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
   const lock = locksRows(ctx.database.dialect);
   return ctx.db.transaction().execute(async (trx) => {
     const run = await runOf(trx, runId, lock);
@@ -93,7 +102,7 @@ async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promi
     const stillReserved = Number(after.reserved);
     await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now, endpoints);
     await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now, endpoints);
-    return { applied: true, status: o.status, charged };
+    return { applied: true, status: o.status, charged, reserved };
   });
 }
 

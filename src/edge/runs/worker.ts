@@ -5,8 +5,11 @@ import { modelOf } from '../models/store.js';
 import { appendEvent } from '../outbox/store.js';
 import { callerOf, costOf, executeRun, failureOf, failureSummary } from './execute.js';
 import { reconcile } from './reconcile.js';
-import { settleRun } from './settle.js';
+import { settleRun, type RunOutcome } from './settle.js';
 import { claimableRuns, claimRun, isCancelRequested, renewLease, runOf } from './store.js';
+
+/** How a run this worker took ended: its settlement, already settled elsewhere, or lost (its lease was taken over). */
+type WorkerEnd = RunOutcome['status'] | 'already_settled' | 'lost';
 
 /** How often a worker also settles overdue runs (expired reservations, calls of crashed processes). */
 const SWEEP_EVERY_MS = 30_000;
@@ -59,11 +62,18 @@ export class RunWorker {
       const free = cfg.workerConcurrency - this.running.size;
       if (free <= 0) return;
       for (const { run_id } of await claimableRuns(this.ctx.db, now, free)) {
-        if (this.held.has(run_id) || !(await this.claim(run_id, now))) continue;
+        if (this.held.has(run_id)) continue;
+        const attempt = await this.claim(run_id, now);
+        if (!attempt) continue;
         this.held.add(run_id);
+        this.ctx.metrics.workerTook(attempt > 1);
         const p = this.execute(run_id)
+          .then((end) => this.ctx.metrics.workerEnded(end))
           // A run left unsettled here (the database failed) is settled by the reconciliation after its deadline.
-          .catch((e) => this.ctx.log.error({ err: { message: (e as Error).message }, runId: run_id }, 'run worker: run not settled'))
+          .catch((e) => {
+            this.ctx.metrics.workerEnded(null);
+            this.ctx.log.error({ err: { message: (e as Error).message }, runId: run_id }, 'run worker: run not settled');
+          })
           .finally(() => {
             this.running.delete(p);
             this.held.delete(run_id);
@@ -82,17 +92,25 @@ export class RunWorker {
     while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
-  private async claim(runId: string, now: number): Promise<boolean> {
+  /** Takes a free run: its attempt number (above 1: a takeover), 0 when another worker was first. */
+  private async claim(runId: string, now: number): Promise<number> {
     const cfg = this.ctx.config.edge.runs;
     return this.ctx.db.transaction().execute(async (trx) => {
-      if (!(await claimRun(trx, runId, this.id, now, now + cfg.leaseMs, now + cfg.timeoutMs))) return false;
+      if (!(await claimRun(trx, runId, this.id, now, now + cfg.leaseMs, now + cfg.timeoutMs))) return 0;
       const run = (await runOf(trx, runId))!;
       await appendEvent(trx, { type: 'run.started@1', aggregateId: runId, aggregateRevision: Number(run.revision), ownerId: Number(run.owner_id), traceparent: run.traceparent, payload: { runId, requestId: run.request_id, status: 'running', attempt: Number(run.attempts), startedAt: new Date(now).toISOString() } }, now);
-      return true;
+      return Number(run.attempts);
     });
   }
 
-  private async execute(runId: string) {
+  /** Settles a run this worker executed: how it ended for the metrics. */
+  private async settle(runId: string, o: RunOutcome): Promise<WorkerEnd> {
+    const s = await settleRun(this.ctx, runId, o);
+    return s.applied ? o.status : 'already_settled';
+  }
+
+  /** Executes a taken run and settles it: how it ended (null: left for a later attempt or the reconciliation). */
+  private async execute(runId: string): Promise<WorkerEnd | null> {
     const cfg = this.ctx.config.edge.runs;
     const stop = new AbortController();
     let reason: 'cancelled' | 'lost' | null = null;
@@ -108,10 +126,7 @@ export class RunWorker {
     try {
       const run = (await runOf(this.ctx.db, runId))!;
       const model = await modelOf(this.ctx.db, run.public_model_id);
-      if (!model) {
-        await settleRun(this.ctx, runId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
-        return;
-      }
+      if (!model) return await this.settle(runId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
       // Taken over: the crashed attempt's call may have been served (its answer lost with the process). Called
       // again, the gateway's log would end in this attempt's outcome and hide the served call from the
       // reconciliation (GR04 answers the newest row), so such a run is settled from the log as the
@@ -122,20 +137,17 @@ export class RunWorker {
           earlier = await this.relay.summaryOf(runId, callerOf(Number(run.owner_id), model));
         } catch (e) {
           this.ctx.log.warn({ err: { message: (e as Error)?.message }, runId }, "run worker: the gateway's log of a run taken over could not be read; left for later");
-          return;
+          return null;
         }
-        if (earlier && earlier.error_code === null) {
-          await settleRun(this.ctx, runId, { status: 'succeeded', ...costOf(earlier), source: 'worker' });
-          return;
-        }
+        if (earlier && earlier.error_code === null) return await this.settle(runId, { status: 'succeeded', ...costOf(earlier), source: 'worker' });
       }
       const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
-      await settleRun(this.ctx, runId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
+      return await this.settle(runId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
     } catch (e) {
-      if (reason === 'lost') return;
+      if (reason === 'lost') return 'lost';
       const summary = failureSummary(e);
-      if (reason === 'cancelled') await settleRun(this.ctx, runId, { status: 'cancelled', ...costOf(summary), source: 'cancel' });
-      else await settleRun(this.ctx, runId, { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' });
+      if (reason === 'cancelled') return await this.settle(runId, { status: 'cancelled', ...costOf(summary), source: 'cancel' });
+      return await this.settle(runId, { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' });
     } finally {
       clearInterval(heartbeat);
     }

@@ -72,6 +72,7 @@ export class Dispatcher {
     const startedAt = Date.now();
     if (d.removed_at !== null) {
       await finishAttempt(this.ctx.db, { id, owner: this.name, status: 'cancelled', attempts: Number(d.attempts), nextAttemptAt: startedAt, error: 'endpoint removed', deliveredAt: null });
+      this.ctx.metrics.delivered('cancelled');
       return;
     }
     const body = JSON.stringify({
@@ -120,6 +121,7 @@ export class Dispatcher {
       error,
       deliveredAt: error === null ? finishedAt : null,
     });
+    this.ctx.metrics.delivered(error === null ? 'delivered' : dead ? 'dead' : 'failed');
     if (error) this.ctx.log.info({ delivery: id, event: d.event_id, attempt, dead, error }, 'edge webhook delivery failed');
   }
 }

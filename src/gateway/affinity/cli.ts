@@ -1,10 +1,8 @@
+// Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { errorCatalog } from '../../contract/errors/index.js';
-import { AppError, renderMessage } from '../../kit/http/errors.js';
 import type { GatewayContext } from '../context.js';
 import type { AffinityService, RelayRequest } from './service.js';
-import { parseSettings, saveSettings } from './settings.js';
 
 type WithAffinity = <T>(fn: (ctx: GatewayContext, affinity: AffinityService) => Promise<T>) => Promise<T>;
 
@@ -44,10 +42,10 @@ function relayRequest(o: RequestOptions): RelayRequest {
 
 function requestOptions(c: Command) {
   return c
-    .requiredOption('--model <model>')
+    .requiredOption('--model <model>', 'the requested model')
     .requiredOption('--group <group>', 'the using group')
     .option('--path <path>', 'request path, for path_regex')
-    .option('--user-agent <ua>')
+    .option('--user-agent <ua>', 'the User-Agent header, for user_agent rules')
     .option('--header <name=value>', 'a request header (repeatable)', collect, [])
     .option('--context <name=value>', 'a context value (repeatable)', collect, [])
     .option('--body <json>', 'the request body, for gjson key sources');
@@ -71,7 +69,8 @@ export function registerAffinityCommands(program: Command, withAffinity: WithAff
       } catch {
         throw new Error('the settings are not JSON');
       }
-      const settings = readable(() => parseSettings(json));
+      const { parseSettings, saveSettings } = await import('./settings.js');
+      const settings = await readable(() => parseSettings(json));
       await withAffinity((ctx) => saveSettings(ctx, settings));
       console.log(`stored: enabled=${settings.enabled}, ${settings.rules.length} rules`);
     });
@@ -80,16 +79,16 @@ export function registerAffinityCommands(program: Command, withAffinity: WithAff
     console.log(JSON.stringify(out, null, 2));
   });
   requestOptions(cmd.command('record').description('record that a request was served by a channel'))
-    .requiredOption('--channel <id>')
+    .requiredOption('--channel <id>', 'the channel that served the request')
     .action(async (o: RequestOptions & { channel: string }) => {
       if (!/^\d+$/.test(o.channel)) throw new Error('--channel must be a channel id');
       const r = await withAffinity((ctx, a) => needsShared(ctx, () => a.record(relayRequest(o), Number(o.channel))));
       console.log(JSON.stringify(r ?? { matched: false }));
     });
   requestOptions(cmd.command('usage').description("add a response's token usage to the counters"))
-    .option('--prompt-tokens <n>', '', '0')
-    .option('--completion-tokens <n>', '', '0')
-    .option('--cached-tokens <n>', '', '0')
+    .option('--prompt-tokens <n>', 'prompt tokens of the response', '0')
+    .option('--completion-tokens <n>', 'completion tokens of the response', '0')
+    .option('--cached-tokens <n>', 'cached prompt tokens of the response', '0')
     .action(async (o: RequestOptions & { promptTokens: string; completionTokens: string; cachedTokens: string }) => {
       const n = (v: string, flag: string) => (/^\d+$/.test(v) ? Number(v) : (() => { throw new Error(`${flag} must be a whole number`); })());
       const usage = { prompt_tokens: n(o.promptTokens, '--prompt-tokens'), completion_tokens: n(o.completionTokens, '--completion-tokens'), cached_tokens: n(o.cachedTokens, '--cached-tokens') };
@@ -99,7 +98,9 @@ export function registerAffinityCommands(program: Command, withAffinity: WithAff
 }
 
 /** An AppError as the operator reads it: its English message, not its code. */
-function readable<T>(fn: () => T): T {
+async function readable<T>(fn: () => T): Promise<T> {
+  const { AppError, renderMessage } = await import('../../kit/http/errors.js');
+  const { errorCatalog } = await import('../../contract/errors/index.js');
   try {
     return fn();
   } catch (e) {

@@ -5,6 +5,9 @@ import type { ChannelService } from '../channels/service.js';
 import { CHANNEL_TYPES, parseInfo, STATUS } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { JobRun, JobService } from '../jobs/service.js';
+import { outcomeOfError } from '../metrics.js';
+import { adapterFor } from '../upstream/adapters/index.js';
+import type { UpstreamTarget } from '../upstream/target.js';
 import { BALANCE_PROVIDERS, readBalance, type Balance } from './providers.js';
 
 export const JOB_TYPE = 'balance_update';
@@ -25,9 +28,22 @@ export class BalanceService {
   private async update(id: number): Promise<Balance> {
     const t = await this.channels.target(id);
     if (t.keyIndex !== null) throw new AppError('CHANNEL_BALANCE_MULTI_KEY');
-    const b = await readBalance(this.ctx, t, typeName(t.type));
+    const b = await this.read(t);
     await recordBalance(this.ctx, id, b.balance);
     return b;
+  }
+
+  /** Reads a target's balance, counted by its type's wire family and the outcome. */
+  private async read(t: UpstreamTarget): Promise<Balance> {
+    const family = adapterFor(t.type).family;
+    try {
+      const b = await readBalance(this.ctx, t, typeName(t.type));
+      this.ctx.metrics.upstreamCall('balance', family, 'ok');
+      return b;
+    } catch (e) {
+      this.ctx.metrics.upstreamCall('balance', family, outcomeOfError(e));
+      throw e;
+    }
   }
 
   /** G36: audited with the outcome (the failure's code, never upstream text). */

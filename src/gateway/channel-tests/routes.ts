@@ -4,11 +4,14 @@ import { ok } from '../../kit/http/envelope.js';
 import { staffOf } from '../auth.js';
 import { IdParams } from '../channels/schemas.js';
 import type { ChannelTestService } from './service.js';
+import { ChannelTestAnswer, JobStarted, gatewayErrors } from '../schemas.js';
 
 /** Channel tests: one channel now (G34), all channels as a background job (G33). */
 export function channelTestRoutes(tests: ChannelTestService): OperationImpl<any>[] {
   return [
     implement('G34', {
+      answers: { 200: { description: 'The test ran: success says how the upstream answered (error_code when it failed)', schema: ChannelTestAnswer } },
+      errors: gatewayErrors.channelTests,
       schema: {
         params: IdParams,
         querystring: Type.Object({
@@ -28,6 +31,8 @@ export function channelTestRoutes(tests: ChannelTestService): OperationImpl<any>
       },
     }),
     implement('G33', {
+      data: JobStarted,
+      errors: gatewayErrors.channelTests,
       schema: { querystring: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('recovery')])) }) },
       handler: async (req) => ok(await tests.startAll(staffOf(req), req.query.mode ?? 'all')),
     }),

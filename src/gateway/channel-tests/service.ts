@@ -9,6 +9,7 @@ import { adapterFor } from '../upstream/adapters/index.js';
 import { ENDPOINT_TYPES, type EndpointType } from '../upstream/adapters/types.js';
 import type { ProbeOutcome } from '../upstream/probe.js';
 import type { UpstreamTarget } from '../upstream/target.js';
+import { outcomeOfError } from '../metrics.js';
 import { judged, shouldDisable } from './rules.js';
 import { countCandidates, testCandidates, type Candidate, type TestMode } from './store.js';
 
@@ -82,9 +83,18 @@ export class ChannelTestService {
     const model = t.modelMapping[asked] ?? asked;
     const endpoint = endpointFor(t, model, q.endpoint_type?.trim() || undefined);
     const stream = !!q.stream;
+    const adapter = adapterFor(t.type);
     const started = performance.now();
-    const outcome = await adapterFor(t.type).test(this.ctx, t, { model, endpoint, stream, timeoutMs: this.ctx.config.gateway.upstream.timeoutMs });
-    return { outcome, ms: Math.round(performance.now() - started), model, endpoint, stream };
+    let outcome: ProbeOutcome;
+    try {
+      outcome = await adapter.test(this.ctx, t, { model, endpoint, stream, timeoutMs: this.ctx.config.gateway.upstream.timeoutMs });
+    } catch (e) {
+      this.ctx.metrics.upstreamCall('test', adapter.family, outcomeOfError(e));
+      throw e;
+    }
+    const ms = performance.now() - started;
+    this.ctx.metrics.channelTest(adapter.family, outcome, ms / 1000);
+    return { outcome, ms: Math.round(ms), model, endpoint, stream };
   }
 
   /** G34: tests one channel (one key); saves its response time on success; never changes its status. */

@@ -19,7 +19,7 @@ export async function setAutoStatus(
   operation: string,
   change: { channelId: number; disable: boolean; reason: string; keyIndex?: number | null },
 ): Promise<boolean> {
-  return ctx.db.transaction().execute(async (trx) => {
+  const changed = await ctx.db.transaction().execute(async (trx) => {
     const row = await getChannel(trx, change.channelId, lockable(ctx.database.dialect));
     if (!row) return false;
     const now = nowSeconds();
@@ -63,6 +63,8 @@ export async function setAutoStatus(
     });
     return true;
   });
+  if (changed) ctx.metrics.channelsChanged();
+  return changed;
 }
 
 /** Saves the time of successful tests: response_time (ms) and test_time, many channels per transaction. */

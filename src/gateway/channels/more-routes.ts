@@ -6,7 +6,7 @@ import { requirePermission, staffOf } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { BulkService } from './bulk.js';
 import { DELETING_ACTIONS, manageMultiKey } from './multikey.js';
-import { Ids } from './schemas.js';
+import { Ids, MultiKeyAnswer, channelErrors } from './schemas.js';
 import type { ChannelService } from './service.js';
 
 const Tag = Type.Object({ tag: Type.String({ maxLength: 255 }) });
@@ -18,6 +18,8 @@ export function channelMoreRoutes(ctx: GatewayContext, channels: ChannelService)
   const bulk = new BulkService(ctx);
   const tagStatus = (id: 'G30' | 'G31', status: number) =>
     implement(id, {
+      data: Type.Object({ tag: Type.String(), count: Type.Integer() }),
+      errors: channelErrors,
       schema: { body: Tag },
       handler: async (req) => {
         const tag = req.body.tag.trim();
@@ -29,6 +31,8 @@ export function channelMoreRoutes(ctx: GatewayContext, channels: ChannelService)
     });
   return [
     implement('G13', {
+      data: Type.Integer(),
+      errors: channelErrors,
       schema: { body: Type.Object({ ids: Ids, tag: Type.Union([Type.String({ maxLength: 255 }), Type.Null()]) }) },
       handler: async (req) => {
         if (req.body.ids.length === 0) throw new AppError('CHANNEL_IDS_REQUIRED');
@@ -36,6 +40,8 @@ export function channelMoreRoutes(ctx: GatewayContext, channels: ChannelService)
       },
     }),
     implement('G29', {
+      data: Type.Object({ tag: Type.String(), count: Type.Integer() }),
+      errors: channelErrors,
       schema: {
         body: Type.Object({
           tag: Type.String({ maxLength: 255 }),
@@ -59,6 +65,8 @@ export function channelMoreRoutes(ctx: GatewayContext, channels: ChannelService)
     tagStatus('G30', 2),
     tagStatus('G31', 1),
     implement('G32', {
+      data: Type.String(),
+      errors: channelErrors,
       schema: { querystring: Type.Object({ tag: Type.Optional(Type.String({ maxLength: 255 })) }) },
       handler: async (req) => {
         const tag = req.query.tag?.trim();
@@ -66,8 +74,14 @@ export function channelMoreRoutes(ctx: GatewayContext, channels: ChannelService)
         return ok(await bulk.tagModels(tag));
       },
     }),
-    implement('G18', { handler: async (req) => ok(await bulk.fix(staffOf(req))) }),
+    implement('G18', {
+      data: Type.Object({ success: Type.Integer(), fails: Type.Integer() }),
+      errors: channelErrors,
+      handler: async (req) => ok(await bulk.fix(staffOf(req))),
+    }),
     implement('G21', {
+      data: MultiKeyAnswer,
+      errors: channelErrors,
       schema: {
         body: Type.Object({
           channel_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }),

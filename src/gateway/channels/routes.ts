@@ -8,7 +8,7 @@ import type { GatewayContext } from '../context.js';
 import { once } from '../idempotency.js';
 import { KEY_READ_SCOPE, type ProofService } from '../staff/proofs.js';
 import type { ChannelService } from './service.js';
-import { ChannelFields, IdParams, Ids, ListQuery } from './schemas.js';
+import { ChannelFields, ChannelPage, ChannelView, IdParams, Ids, ListQuery, channelErrors } from './schemas.js';
 import { RefreshingCache } from '../../kit/cache/refreshing-cache.js';
 import { countChannels, countTags, keyPrioritiesExact, pageQuery, SORTABLE, tagPageQuery, typeCounts, type ListFilter, type SortBy } from './store.js';
 import { PLAIN_FIELDS, IGNORED_FIELDS } from './validate.js';
@@ -93,11 +93,28 @@ function cachedCounts(ctx: GatewayContext, f: ListFilter, tagMode: boolean): Pro
 
 export function channelRoutes(ctx: GatewayContext, channels: ChannelService, proofs: ProofService) {
   return [
-    implement('G01', { schema: { querystring: ListQuery }, handler: async (req, reply) => listing(ctx, req.query, false, reply) }),
-    implement('G27', { schema: { querystring: ListQuery }, handler: async (req, reply) => listing(ctx, req.query, true, reply) }),
-    implement('G05', { schema: { params: IdParams }, handler: async (req) => ok(await channels.get(req.params.id)) }),
+    implement('G01', {
+      data: ChannelPage,
+      errors: channelErrors,
+      schema: { querystring: ListQuery },
+      handler: async (req, reply) => listing(ctx, req.query, false, reply),
+    }),
+    implement('G27', {
+      data: ChannelPage,
+      errors: channelErrors,
+      schema: { querystring: ListQuery },
+      handler: async (req, reply) => listing(ctx, req.query, true, reply),
+    }),
+    implement('G05', {
+      data: ChannelView,
+      errors: channelErrors,
+      schema: { params: IdParams },
+      handler: async (req) => ok(await channels.get(req.params.id)),
+    }),
 
     implement('G02', {
+      data: Type.Object({ count: Type.Integer(), ids: Type.Array(Type.Integer()), mode: Type.String() }),
+      errors: channelErrors,
       schema: {
         body: Type.Object({
           mode: Type.String({ maxLength: 32 }),
@@ -114,6 +131,8 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
     }),
 
     implement('G03', {
+      data: Type.Object({ ...ChannelView.properties, changed_fields: Type.Array(Type.String()) }),
+      errors: channelErrors,
       schema: {
         body: Type.Object({
           id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }),
@@ -132,9 +151,16 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
       },
     }),
 
-    implement('G04', { schema: { params: IdParams }, handler: async (req) => ok(await channels.remove(staffOf(req), req.params.id)) }),
+    implement('G04', {
+      data: Type.Object({ id: Type.Integer(), name: Type.String() }),
+      errors: channelErrors,
+      schema: { params: IdParams },
+      handler: async (req) => ok(await channels.remove(staffOf(req), req.params.id)),
+    }),
 
     implement('G12', {
+      data: Type.Integer(),
+      errors: channelErrors,
       schema: { body: Type.Object({ ids: Ids }) },
       handler: async (req) => {
         if (req.body.ids.length === 0) throw new AppError('CHANNEL_IDS_REQUIRED');
@@ -143,9 +169,11 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
       },
     }),
 
-    implement('G15', { handler: async (req) => ok(await channels.removeDisabled(staffOf(req))) }),
+    implement('G15', { data: Type.Integer(), errors: channelErrors, handler: async (req) => ok(await channels.removeDisabled(staffOf(req))) }),
 
     implement('G11', {
+      data: Type.Object({ id: Type.Integer(), status: Type.Integer(), changed: Type.Boolean() }),
+      errors: channelErrors,
       schema: { params: IdParams, body: Type.Object({ status: Type.Integer({ minimum: -1000, maximum: 1000 }) }) },
       handler: async (req) => {
         await channels.get(req.params.id);
@@ -155,6 +183,8 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
     }),
 
     implement('G28', {
+      data: Type.Object({ status: Type.Integer(), count: Type.Integer(), total: Type.Integer() }),
+      errors: channelErrors,
       schema: { body: Type.Object({ ids: Ids, status: Type.Integer({ minimum: -1000, maximum: 1000 }) }) },
       handler: async (req) => {
         if (req.body.ids.length === 0) throw new AppError('CHANNEL_IDS_REQUIRED');
@@ -164,6 +194,8 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
     }),
 
     implement('G14', {
+      data: Type.Object({ id: Type.Integer(), name: Type.String(), sourceId: Type.Integer() }),
+      errors: channelErrors,
       schema: {
         params: IdParams,
         querystring: Type.Object({ suffix: Type.Optional(Type.String({ maxLength: 64 })), reset_balance: Type.Optional(Type.Boolean()) }),
@@ -176,11 +208,13 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
       },
     }),
 
-    implement('G19', { handler: async () => ok(await channels.models(false)) }),
-    implement('G20', { handler: async () => ok(await channels.models(true)) }),
-    implement('G26', { handler: async () => ok({ retry_times: ctx.config.gateway.retryTimes }) }),
+    implement('G19', { data: Type.Array(Type.String()), errors: channelErrors, handler: async () => ok(await channels.models(false)) }),
+    implement('G20', { data: Type.Array(Type.String()), errors: channelErrors, handler: async () => ok(await channels.models(true)) }),
+    implement('G26', { data: Type.Object({ retry_times: Type.Integer() }), handler: async () => ok({ retry_times: ctx.config.gateway.retryTimes }) }),
 
     implement('G10', {
+      data: Type.Object({ id: Type.Integer(), name: Type.String(), key: Type.String() }),
+      errors: channelErrors,
       schema: { params: IdParams },
       noStore: true,
       handler: async (req) => {

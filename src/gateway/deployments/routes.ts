@@ -4,6 +4,7 @@ import { ok } from '../../kit/http/envelope.js';
 import { UpstreamError } from '../../kit/upstream/client.js';
 import { staffOf } from '../auth.js';
 import type { DeploymentService } from './service.js';
+import { answers, deploymentErrors } from './schemas.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.-]+$' });
 const Pos = (max = 1_000_000) => Type.Integer({ minimum: 1, maximum: max });
@@ -51,26 +52,70 @@ const UpdateBody = Type.Object(
 /** Deployments on io.net (G41–G59). */
 export function deploymentRoutes(deployments: DeploymentService): OperationImpl<any>[] {
   return [
-    implement('G41', { schema: { querystring: Type.Object({ status: Type.Optional(Type.String({ maxLength: 64 })), ...Page }) }, handler: async (req) => ok(await deployments.list(req.query)) }),
+    implement('G41', {
+      data: answers.G41,
+      errors: deploymentErrors,
+      schema: { querystring: Type.Object({ status: Type.Optional(Type.String({ maxLength: 64 })), ...Page }) },
+      handler: async (req) => ok(await deployments.list(req.query)),
+    }),
     implement('G56', {
+      data: answers.G56,
+      errors: deploymentErrors,
       schema: { querystring: Type.Object({ status: Type.Optional(Type.String({ maxLength: 64 })), keyword: Type.Optional(Type.String({ maxLength: 128 })), ...Page }) },
       handler: async (req) => ok(await deployments.list(req.query)),
     }),
-    implement('G44', { schema: { params: Type.Object({ id: Id }) }, handler: async (req) => ok(await deployments.get(req.params.id)) }),
-    implement('G42', { schema: { body: CreateBody }, handler: async (req) => ok(await deployments.create(staffOf(req), req.body)) }),
-    implement('G45', { schema: { params: Type.Object({ id: Id }), body: UpdateBody }, handler: async (req) => ok(await deployments.update(staffOf(req), req.params.id, req.body)) }),
-    implement('G43', { schema: { params: Type.Object({ id: Id }) }, handler: async (req) => ok(await deployments.remove(staffOf(req), req.params.id)) }),
+    implement('G44', {
+      data: answers.G44,
+      errors: deploymentErrors,
+      schema: { params: Type.Object({ id: Id }) },
+      handler: async (req) => ok(await deployments.get(req.params.id)),
+    }),
+    implement('G42', {
+      data: answers.G42,
+      errors: deploymentErrors,
+      schema: { body: CreateBody },
+      handler: async (req) => ok(await deployments.create(staffOf(req), req.body)),
+    }),
+    implement('G45', {
+      data: answers.G45,
+      errors: deploymentErrors,
+      schema: { params: Type.Object({ id: Id }), body: UpdateBody },
+      handler: async (req) => ok(await deployments.update(staffOf(req), req.params.id, req.body)),
+    }),
+    implement('G43', {
+      data: answers.G43,
+      errors: deploymentErrors,
+      schema: { params: Type.Object({ id: Id }) },
+      handler: async (req) => ok(await deployments.remove(staffOf(req), req.params.id)),
+    }),
     implement('G48', {
+      data: answers.G48,
+      errors: deploymentErrors,
       schema: { params: Type.Object({ id: Id }), body: Type.Object({ duration_hours: Pos(100_000) }) },
       handler: async (req) => ok(await deployments.extend(staffOf(req), req.params.id, req.body.duration_hours)),
     }),
     implement('G50', {
+      data: answers.G50,
+      errors: deploymentErrors,
       schema: { params: Type.Object({ id: Id }), body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) }) },
       handler: async (req) => ok(await deployments.rename(staffOf(req), req.params.id, req.body.name.trim())),
     }),
-    implement('G46', { schema: { params: Type.Object({ id: Id }) }, handler: async (req) => ok(await deployments.containers(req.params.id)) }),
-    implement('G47', { schema: { params: Type.Object({ id: Id, container_id: Id }) }, handler: async (req) => ok(await deployments.container(req.params.id, req.params.container_id)) }),
+    implement('G46', {
+      data: answers.G46,
+      errors: deploymentErrors,
+      schema: { params: Type.Object({ id: Id }) },
+      handler: async (req) => ok(await deployments.containers(req.params.id)),
+    }),
+    implement('G47', {
+      data: answers.G47,
+      errors: deploymentErrors,
+      schema: { params: Type.Object({ id: Id, container_id: Id }) },
+      handler: async (req) => ok(await deployments.container(req.params.id, req.params.container_id)),
+    }),
     implement('G49', {
+      data: answers.G49,
+      answers: { 200: { description: 'follow=true: server-sent events, one per log line, then a final event and [DONE]', stream: true } },
+      errors: deploymentErrors,
       schema: {
         params: Type.Object({ id: Id }),
         querystring: Type.Object({
@@ -108,13 +153,22 @@ export function deploymentRoutes(deployments: DeploymentService): OperationImpl<
       },
     }),
     implement('G51', {
+      data: answers.G51,
+      errors: deploymentErrors,
       schema: { querystring: Type.Object({ hardware_id: Pos(), gpu_count: Type.Optional(Pos(64)) }) },
       handler: async (req) => ok(await deployments.availableReplicas(req.query.hardware_id, req.query.gpu_count ?? 1)),
     }),
-    implement('G52', { schema: { querystring: Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) }) }, handler: async (req) => ok(await deployments.checkName(req.query.name.trim())) }),
-    implement('G53', { handler: async () => ok(await deployments.hardwareTypes()) }),
-    implement('G54', { handler: async () => ok(await deployments.locations()) }),
+    implement('G52', {
+      data: answers.G52,
+      errors: deploymentErrors,
+      schema: { querystring: Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) }) },
+      handler: async (req) => ok(await deployments.checkName(req.query.name.trim())),
+    }),
+    implement('G53', { data: answers.G53, errors: deploymentErrors, handler: async () => ok(await deployments.hardwareTypes()) }),
+    implement('G54', { data: answers.G54, errors: deploymentErrors, handler: async () => ok(await deployments.locations()) }),
     implement('G55', {
+      data: answers.G55,
+      errors: deploymentErrors,
       schema: {
         body: Type.Object({
           location_ids: Type.Array(Pos(), { minItems: 1, maxItems: 100 }),
@@ -130,8 +184,20 @@ export function deploymentRoutes(deployments: DeploymentService): OperationImpl<
       },
       handler: async (req) => ok(await deployments.priceEstimation(req.body)),
     }),
-    implement('G57', { handler: async () => ok(await deployments.settings()) }),
-    implement('G58', { schema: { body: KeyBody }, noStore: true, handler: async (req) => ok(await deployments.testConnection(staffOf(req), 'G58', req.body.api_key)) }),
-    implement('G59', { schema: { body: KeyBody }, noStore: true, handler: async (req) => ok(await deployments.testConnection(staffOf(req), 'G59', req.body.api_key)) }),
+    implement('G57', { data: answers.G57, errors: deploymentErrors, handler: async () => ok(await deployments.settings()) }),
+    implement('G58', {
+      data: answers.G58,
+      errors: deploymentErrors,
+      schema: { body: KeyBody },
+      noStore: true,
+      handler: async (req) => ok(await deployments.testConnection(staffOf(req), 'G58', req.body.api_key)),
+    }),
+    implement('G59', {
+      data: answers.G59,
+      errors: deploymentErrors,
+      schema: { body: KeyBody },
+      noStore: true,
+      handler: async (req) => ok(await deployments.testConnection(staffOf(req), 'G59', req.body.api_key)),
+    }),
   ];
 }

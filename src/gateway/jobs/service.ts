@@ -125,6 +125,8 @@ export class JobService {
         if (Date.now() - lastWrite >= PROGRESS_WRITE_MS) write();
       },
     };
+    const started = performance.now();
+    this.ctx.metrics.jobStarted(job.type);
     const done = (async () => {
       let end: Pick<JobTable, 'status' | 'result' | 'error'>;
       try {
@@ -137,6 +139,7 @@ export class JobService {
       } finally {
         clearInterval(heartbeat);
       }
+      this.ctx.metrics.jobFinished(job.type, end.status === 'succeeded' ? 'succeeded' : 'failed', (performance.now() - started) / 1000);
       await writing;
       await finishJob(this.ctx.db, job.id, this.runner, { ...end, progress: JSON.stringify(progress) }, nowSeconds()).catch((e) => this.ctx.log.error({ err: e, task_id: job.id }, 'job end write failed'));
     })().finally(() => this.running.delete(job.id));

@@ -4,6 +4,7 @@ import { ok } from '../../kit/http/envelope.js';
 import { staffOf } from '../auth.js';
 import { IdParams } from '../channels/schemas.js';
 import type { LocalModelService } from './service.js';
+import { gatewayErrors } from '../schemas.js';
 
 /** Model names as Ollama takes them: `[registry/][namespace/]name[:tag]`. */
 const ModelBody = Type.Object({
@@ -15,6 +16,8 @@ const ModelBody = Type.Object({
 export function localModelRoutes(local: LocalModelService): OperationImpl<any>[] {
   return [
     implement('G22', {
+      data: Type.Object({ model_name: Type.String() }),
+      errors: gatewayErrors.localModels,
       schema: { body: ModelBody },
       handler: async (req) => {
         await local.remove(staffOf(req), req.body.channel_id, req.body.model_name);
@@ -22,6 +25,8 @@ export function localModelRoutes(local: LocalModelService): OperationImpl<any>[]
       },
     }),
     implement('G23', {
+      data: Type.Object({ model_name: Type.String() }),
+      errors: gatewayErrors.localModels,
       schema: { body: ModelBody },
       handler: async (req) => {
         await local.pull(staffOf(req), req.body.channel_id, req.body.model_name);
@@ -29,6 +34,8 @@ export function localModelRoutes(local: LocalModelService): OperationImpl<any>[]
       },
     }),
     implement('G24', {
+      answers: { 200: { description: 'Server-sent events: each progress line of the pull, the outcome, then [DONE]', stream: true } },
+      errors: gatewayErrors.localModels,
       schema: { body: ModelBody },
       handler: async (req, reply) => {
         const abort = new AbortController();
@@ -47,6 +54,8 @@ export function localModelRoutes(local: LocalModelService): OperationImpl<any>[]
       },
     }),
     implement('G25', {
+      data: Type.Object({ version: Type.String() }),
+      errors: gatewayErrors.localModels,
       schema: { params: IdParams },
       handler: async (req) => {
         const version = await local.version(staffOf(req), req.params.id);

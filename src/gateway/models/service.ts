@@ -3,6 +3,7 @@ import { audited, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';
 import { CHANNEL_TYPES, MAX_TYPE } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
+import { outcomeOfError } from '../metrics.js';
 import { adapterFor } from '../upstream/adapters/index.js';
 import { inputTarget, type UpstreamTarget } from '../upstream/target.js';
 
@@ -20,8 +21,16 @@ export class ModelService {
   ) {}
 
   /** The upstream's model ids for a target (its adapter's list call). */
-  list(t: UpstreamTarget): Promise<string[]> {
-    return adapterFor(t.type).listModels(this.ctx, t);
+  async list(t: UpstreamTarget): Promise<string[]> {
+    const adapter = adapterFor(t.type);
+    try {
+      const models = await adapter.listModels(this.ctx, t);
+      this.ctx.metrics.upstreamCall('models', adapter.family, 'ok');
+      return models;
+    } catch (e) {
+      this.ctx.metrics.upstreamCall('models', adapter.family, outcomeOfError(e));
+      throw e;
+    }
   }
 
   /** G16: credentials from the request, nothing stored; the base URL defaults to the type's. */

@@ -5,6 +5,7 @@ import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
 import { staffOf } from '../auth.js';
 import type { UpstreamUpdateService } from './updates.js';
+import { ApplyAllResult, ApplyResult, DetectResult, JobStarted, gatewayErrors } from '../schemas.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 });
 const Names = Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 20_000 }), Type.Null()]));
@@ -31,6 +32,8 @@ function optionalBody<T extends TObject>(schema: T, body: unknown): Static<T> {
 export function upstreamUpdateRoutes(updates: UpstreamUpdateService): OperationImpl<any>[] {
   return [
     implement('G37', {
+      data: ApplyResult,
+      errors: gatewayErrors.updates,
       schema: { body: Selection },
       handler: async (req) => {
         const b = req.body;
@@ -38,13 +41,19 @@ export function upstreamUpdateRoutes(updates: UpstreamUpdateService): OperationI
       },
     }),
     implement('G38', {
+      data: ApplyAllResult,
+      errors: gatewayErrors.updates,
       handler: async (req) => ok(await updates.applyAll(staffOf(req), optionalBody(ApplyAllBody, req.body).after_id ?? 0)),
     }),
     implement('G39', {
+      data: DetectResult,
+      errors: gatewayErrors.updates,
       schema: { body: Selection },
       handler: async (req) => ok(await updates.detect(staffOf(req), req.body.id)),
     }),
     implement('G40', {
+      data: JobStarted,
+      errors: gatewayErrors.updates,
       handler: async (req) => ok(await updates.detectAll(staffOf(req), optionalBody(DetectAllBody, req.body).force ?? false)),
     }),
   ];

@@ -5,6 +5,7 @@ import { AppError } from '../../kit/http/errors.js';
 import { ok } from '../../kit/http/envelope.js';
 import type { PluginPackage } from './loader.js';
 import { partSchema, type PluginRoute } from './manifest.js';
+import { answers, pluginErrors } from './schemas.js';
 
 /** Without a task_plugins row, installed plugins run and shipped (factory) ones wait for G72. */
 export function defaultEnabled(pkg: Pick<PluginPackage, 'layer'>): boolean {
@@ -43,6 +44,8 @@ export function pluginOperations(active: Iterable<PluginPackage>, enabled: (pkg:
         },
         metering: route.metering,
         cancellable: isCancellable(pkg, route),
+        data: (route.task ?? 'none') === 'none' ? answers.route : answers.taskRoute,
+        errors: pluginErrors,
         gate: runner ? (req) => runner.gate(pkg, req) : undefined,
         handler: async (req, reply) => {
           if (!runner) throw new AppError('NOT_IMPLEMENTED', { params: { operation: impl.id } });

@@ -7,6 +7,8 @@ import { audit } from '../audit/store.js';
 import { staffOf } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { nowSeconds, type PrefillGroupTable } from '../db.js';
+import { NoData } from '../../contract/types.js';
+import { PrefillGroup, gatewayErrors } from '../schemas.js';
 
 const Fields = {
   name: Type.String({ maxLength: 64 }),
@@ -56,6 +58,8 @@ export function prefillRoutes(ctx: GatewayContext) {
   };
   return [
     implement('G78', {
+      data: Type.Array(PrefillGroup),
+      errors: gatewayErrors.prefill,
       schema: { querystring: Type.Object({ type: Type.Optional(Type.String({ maxLength: 32 })) }) },
       handler: async (req) => {
         let q = live().select(COLUMNS).orderBy('updated_time', 'desc').orderBy('id', 'desc');
@@ -64,6 +68,8 @@ export function prefillRoutes(ctx: GatewayContext) {
       },
     }),
     implement('G79', {
+      data: PrefillGroup,
+      errors: gatewayErrors.prefill,
       schema: { body: Type.Object(Fields) },
       handler: async (req) => {
         const name = req.body.name.trim();
@@ -82,6 +88,8 @@ export function prefillRoutes(ctx: GatewayContext) {
       },
     }),
     implement('G80', {
+      data: PrefillGroup,
+      errors: gatewayErrors.prefill,
       schema: { body: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }), ...Fields }) },
       handler: async (req) => {
         const name = req.body.name.trim();
@@ -105,6 +113,8 @@ export function prefillRoutes(ctx: GatewayContext) {
       },
     }),
     implement('G81', {
+      data: NoData,
+      errors: gatewayErrors.prefill,
       schema: { params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) }) },
       handler: async (req) => {
         await ctx.db.transaction().execute(async (trx) => {

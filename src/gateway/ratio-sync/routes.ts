@@ -3,12 +3,15 @@ import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { staffOf } from '../auth.js';
 import type { RatioSyncService } from './service.js';
+import { RatioComparison, RatioSource, gatewayErrors } from '../schemas.js';
 
 /** Ratio sync: sources (G82), fetch and compare (G83). */
 export function ratioSyncRoutes(ratios: RatioSyncService): OperationImpl<any>[] {
   return [
-    implement('G82', { handler: async () => ok(await ratios.sources()) }),
+    implement('G82', { data: Type.Array(RatioSource), errors: gatewayErrors.ratioSync, handler: async () => ok(await ratios.sources()) }),
     implement('G83', {
+      data: RatioComparison,
+      errors: gatewayErrors.ratioSync,
       schema: {
         body: Type.Object({
           channel_ids: Type.Optional(Type.Array(Type.Integer({ minimum: -101, maximum: 2 ** 53 - 1 }), { maxItems: 50 })),

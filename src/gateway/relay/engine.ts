@@ -36,13 +36,19 @@ export interface RelayDeps {
  * answers in the caller's format with the call's usage and cost. Every call ends in one relay log row.
  */
 export class RelayEngine implements RelayPort {
+  /** Told of calls refused before any channel was tried (no log row): the relay's metrics. */
+  onRefused: ((code: 'relay_model_unpriced' | 'relay_no_channel', group: string) => void) | null = null;
+
   constructor(private readonly d: RelayDeps) {}
 
   async relay(call: RelayCall): Promise<RelayAnswer> {
     const startedAt = performance.now();
     const plan = new Plan(call);
     const price = await this.d.pricing.price(plan.model, call.caller.group);
-    if (!price && !this.d.allowUnpriced) throw new AppError('relay_model_unpriced', { params: { model: plan.model } });
+    if (!price && !this.d.allowUnpriced) {
+      this.onRefused?.('relay_model_unpriced', call.caller.group);
+      throw new AppError('relay_model_unpriced', { params: { model: plan.model } });
+    }
     const affinityRequest: RelayRequest = { model: plan.model, group: call.caller.group, path: plan.path, userAgent: call.headers?.['user-agent'], headers: call.headers, body: call.body, context: { caller: call.caller.subject } };
     const sticky = await this.d.affinity.lookup(affinityRequest);
     const attempts: RelayAttempt[] = [];
@@ -74,7 +80,10 @@ export class RelayEngine implements RelayPort {
         if (attempts.length <= this.d.retries) await backoff(attempts.length, this.d.backoff, call.signal);
       }
     }
-    if (!last) throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
+    if (!last) {
+      this.onRefused?.('relay_no_channel', call.caller.group);
+      throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
+    }
     const gone = call.signal?.aborted === true;
     const status = gone ? 499 : mappedStatus(last.leg, last.failure);
     const summary = this.summary(plan, last.leg, status, gone ? 'client_closed' : last.failure.code, zeroUsage(), price, null, attempts, startedAt);

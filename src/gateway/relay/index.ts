@@ -72,6 +72,7 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
       const metrics = new RelayMetrics(registry);
       log.observer = (summary) => metrics.observe(summary);
       breaker.onTransition = (to) => metrics.transition(to);
+      engine.onRefused = (code, group) => metrics.refused(code, group);
     },
     async close() {
       await log.close();

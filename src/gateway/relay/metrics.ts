@@ -3,7 +3,7 @@ import type { RelaySummary } from '../../contract/relay.js';
 
 /**
  * The relay's Prometheus metrics: calls, tokens, cost and latency by model and channel, upstream attempts by
- * outcome, and breaker transitions. Label sets are resolved once and kept (prom-client hashes them on every
+ * outcome, breaker transitions, and calls refused before any channel was tried. Label sets are resolved once and kept (prom-client hashes them on every
  * call otherwise); models and channels are those the operator configured, so their number is bounded.
  */
 export class RelayMetrics {
@@ -13,6 +13,7 @@ export class RelayMetrics {
   private readonly latency: Histogram<'model' | 'phase'>;
   private readonly attempts: Counter<'channel' | 'outcome'>;
   private readonly transitions: Counter<'to'>;
+  private readonly refusals: Counter<'code' | 'group'>;
   private readonly cached = new Map<string, { inc(n?: number): void } & Partial<{ observe(v: number): void }>>();
 
   constructor(registry: Registry) {
@@ -23,6 +24,8 @@ export class RelayMetrics {
     this.latency = new Histogram({ name: 'relay_latency_seconds', help: 'Time to the first byte and to the end of relayed calls', labelNames: ['model', 'phase'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
     this.attempts = new Counter({ name: 'relay_upstream_attempts_total', help: 'Upstream attempts by channel and outcome (ok, or the failure code)', labelNames: ['channel', 'outcome'], registers });
     this.transitions = new Counter({ name: 'relay_breaker_transitions_total', help: 'Circuit breaker state changes of channels and keys (open, closed, reopened)', labelNames: ['to'], registers });
+    // No model label: the model of a refused call is whatever the caller sent.
+    this.refusals = new Counter({ name: 'relay_refused_total', help: 'Calls refused before any channel was tried, by code (relay_no_channel: no enabled channel serves the model in the group; relay_model_unpriced) and group', labelNames: ['code', 'group'], registers });
   }
 
   private counter<L extends string>(c: Counter<L>, labels: Record<L, string>) {
@@ -47,5 +50,9 @@ export class RelayMetrics {
 
   transition(to: 'open' | 'closed' | 'reopened') {
     this.counter(this.transitions, { to }).inc();
+  }
+
+  refused(code: string, group: string) {
+    this.counter(this.refusals, { code, group }).inc();
   }
 }

@@ -8,6 +8,8 @@ import { clientGone, writePieces } from '../../kit/http/stream.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
+import { AnthropicMessage, ChatCompletion, EmbeddingList, GeminiResponse, OpenAIResponse, RelaySummary as RelaySummarySchema } from '../../contract/wire-schemas.js';
+import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
 
 /** Request headers that channel-affinity rules may read; never the authorization header. */
 function affinityHeaders(req: FastifyRequest): Record<string, string> {
@@ -99,6 +101,15 @@ const BODIES = {
   ),
 };
 
+/** The upstream's answer in the caller's format (summary in x-relay-summary), or its stream (summary in the closing comment). */
+const ANSWERS = {
+  chat: { 200: { description: 'The chat completion; server-sent events when streamed', schema: ChatCompletion, stream: true } },
+  responses: { 200: { description: 'The response; server-sent events when streamed', schema: OpenAIResponse, stream: true } },
+  embeddings: { 200: { description: 'The embeddings', schema: EmbeddingList } },
+  anthropic: { 200: { description: 'The message; server-sent events when streamed', schema: AnthropicMessage, stream: true } },
+  gemini: { 200: { description: 'The generateContent answer; server-sent events for streamGenerateContent?alt=sse', schema: GeminiResponse, stream: true } },
+};
+
 /** GR06's path value `{model}:{action}`: the model is everything before the last colon (Ollama names hold colons). */
 const GEMINI_TARGET = /^(.+):(generateContent|streamGenerateContent)$/s;
 
@@ -115,16 +126,20 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): OperationImpl<any>[] {
   const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
   return [
-    implement('GR01', { bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
-    implement('GR02', { bodyLimit, schema: { body: BODIES.responses }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
-    implement('GR03', { bodyLimit, schema: { body: BODIES.embeddings }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
-    implement('GR05', { bodyLimit, schema: { body: BODIES.anthropic }, handler: (req, reply) => serve(engine, 'anthropic', req, reply) }),
+    implement('GR01', { answers: ANSWERS.chat, errors: relayErrors, bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
+    implement('GR02', { answers: ANSWERS.responses, errors: relayErrors, bodyLimit, schema: { body: BODIES.responses }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
+    implement('GR03', { answers: ANSWERS.embeddings, errors: relayErrors, bodyLimit, schema: { body: BODIES.embeddings }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
+    implement('GR05', { answers: ANSWERS.anthropic, errors: relayErrors, bodyLimit, schema: { body: BODIES.anthropic }, handler: (req, reply) => serve(engine, 'anthropic', req, reply) }),
     implement('GR06', {
+      answers: ANSWERS.gemini,
+      errors: relayErrors,
       bodyLimit,
       schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: BODIES.gemini },
       handler: (req, reply) => serve(engine, 'gemini', req, reply, geminiTarget(req)),
     }),
     implement('GR04', {
+      answers: { 200: { description: 'The call summary', schema: RelaySummarySchema } },
+      errors: ['relay_call_not_found'],
       schema: { params: Type.Object({ request_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }) }) },
       handler: async (req) => {
         const summary = await engine.summaryOf(req.params.request_id, req.relayCaller!);
@@ -133,6 +148,7 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
       },
     }),
     implement('GS04', {
+      data: Type.Object({ items: Type.Array(RelayLogEntry), total: Type.Integer(), page: Type.Integer(), page_size: Type.Integer() }),
       schema: { querystring: logQuery },
       handler: async (req) => {
         const q = req.query;
@@ -144,6 +160,7 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
       },
     }),
     implement('GS05', {
+      data: RelayUsage,
       schema: {
         querystring: Type.Object({
           start_time: MS,

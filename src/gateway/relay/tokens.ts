@@ -1,5 +1,10 @@
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import { contentText, type ChatBody } from './wire/types.js';
+
+const require = createRequire(import.meta.url);
+let tokenizer: typeof import('gpt-tokenizer') | undefined;
+/** gpt-tokenizer, loaded on the first count: building its tables takes a few hundred ms that start-up skips. */
+const countTokens = (text: string) => (tokenizer ??= require('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens(text);
 
 /**
  * Token counts for calls whose upstream reported no usage, with OpenAI's o200k_base tokenizer

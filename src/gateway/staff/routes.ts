@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../kit/ratelimit/index.js';
 import { staffOf } from '../auth.js';
 import { KEY_READ_SCOPE, type ProofService } from './proofs.js';
 import type { StaffService } from './service.js';
+import { StaffProof, gatewayErrors } from '../schemas.js';
 
 /** Attempts per staff member and window: a 6-digit code must not be guessable by trying. */
 const VERIFY_LIMIT = 5;
@@ -14,6 +15,8 @@ const VERIFY_WINDOW_SECONDS = 300;
 export function staffRoutes(staff: StaffService, proofs: ProofService, limiter: RateLimiter) {
   return [
     implement('GS01', {
+      data: StaffProof,
+      errors: gatewayErrors.staff,
       noStore: true,
       schema: {
         body: Type.Object({

@@ -2,10 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, SqliteDialect, sql, type Migration, Migrator, type MigrationProvider } from 'kysely';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { attachReadThread, ReadThread } from './read-thread.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
-import { binaryCollation, MysqlTableOptionsPlugin, openMysql } from './mysql.js';
 import { restrictSqliteFiles } from './sqlite-files.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -21,9 +19,14 @@ export interface Database<DB> {
   ping(): Promise<void>;
 }
 
-// int8 (COUNT(*), BIGINT columns) as JS numbers: every such value here is well below 2^53.
-pg.types.setTypeParser(20, (v: string) => Number(v));
-pg.types.setTypeParser(1700, (v: string) => Number(v));
+/** pg, loaded by the first PostgreSQL URL (pg and mysql2 are loaded only by a process that uses them). */
+async function loadPg() {
+  const { default: pg } = await import('pg');
+  // int8 (COUNT(*), BIGINT columns) as JS numbers: every such value here is well below 2^53.
+  pg.types.setTypeParser(20, (v: string) => Number(v));
+  pg.types.setTypeParser(1700, (v: string) => Number(v));
+  return pg;
+}
 
 export interface OpenOptions {
   /** PostgreSQL and MySQL: connections in the pool (default 10). */
@@ -75,6 +78,7 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
+    const pg = await loadPg();
     const u = new URL(url);
     const schema = u.searchParams.get('schema');
     u.searchParams.delete('schema');
@@ -110,6 +114,7 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     };
   }
   if (url.startsWith('mysql://')) {
+    const { openMysql } = await import('./mysql.js');
     const db = await openMysql<DB>(url, opts.poolSize ?? 10, opts.readOnly);
     return {
       db,
@@ -172,7 +177,11 @@ export function cachingStatements(handle: SQLite.Database): SQLite.Database {
 export async function migrate(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // MySQL: the tables a migration creates get InnoDB, utf8mb4 and a binary collation (mysql.ts).
-  const db = database.dialect === 'mysql' ? database.db.withPlugin(new MysqlTableOptionsPlugin(await binaryCollation(database.db))) : database.db;
+  let db = database.db;
+  if (database.dialect === 'mysql') {
+    const { binaryCollation, MysqlTableOptionsPlugin } = await import('./mysql.js');
+    db = db.withPlugin(new MysqlTableOptionsPlugin(await binaryCollation(db)));
+  }
   const migrator = new Migrator({
     db,
     // Kysely looks for its bookkeeping tables across all schemas unless told which one is ours.

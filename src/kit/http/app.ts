@@ -1,11 +1,27 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
+
+/**
+ * A route's validator, compiled by its first request: start-up does not compile the schemas of every route
+ * (a few hundred ms), and a route nobody calls never costs anything.
+ */
+function compileOnFirstUse(ajv: Ajv, schema: object) {
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown) => {
+    compiled ??= ajv.compile(schema);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate;
+}
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -81,7 +97,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   // are checked strictly, so {"password": ["x"]} is a type error rather than a silent conversion.
   const coercing = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: false, strict: false });
   const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => compileOnFirstUse(httpPart === 'body' ? strict : coercing, schema));
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { children } from '../metrics/children.js';
 import { opsAccessGuard, type OpsAccess } from './ops-access.js';
 
 export interface OpsEndpointOptions {
@@ -16,31 +17,29 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
   const registry = new Registry();
   registry.setDefaultLabels({ deployable: opts.name });
   collectDefaultMetrics({ register: registry });
+  // Beside the operation id, the method and the route pattern (never the raw URL: one series per route);
+  // requests no route matched share route="unmatched".
   const requests = new Counter({
     name: 'http_requests_total',
-    help: 'HTTP requests by operation and status',
-    labelNames: ['operation', 'status'] as const,
+    help: 'HTTP requests by operation, method, route pattern and status',
+    labelNames: ['operation', 'method', 'route', 'status'] as const,
     registers: [registry],
   });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by operation',
-    labelNames: ['operation'] as const,
+    help: 'HTTP request duration by operation, method and route pattern',
+    labelNames: ['operation', 'method', 'route'] as const,
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  // Label sets resolved once per operation and status: prom-client otherwise hashes the labels on every call.
-  const requestCounters = new Map<string, Counter.Internal>();
-  const durations = new Map<string, Histogram.Internal<'operation'>>();
+  const requestCounters = children(requests);
+  const durations = children(duration);
   app.addHook('onResponse', (req, reply, done) => {
-    const operation = (req.routeOptions.config as { operationId?: string } | undefined)?.operationId ?? 'other';
-    const key = `${operation} ${reply.statusCode}`;
-    let counter = requestCounters.get(key);
-    if (!counter) requestCounters.set(key, (counter = requests.labels(operation, String(reply.statusCode))));
-    counter.inc();
-    let histogram = durations.get(operation);
-    if (!histogram) durations.set(operation, (histogram = duration.labels(operation)));
-    histogram.observe(reply.elapsedTime / 1000);
+    const { config, url } = req.routeOptions;
+    const operation = (config as { operationId?: string } | undefined)?.operationId ?? 'other';
+    const route = url ?? 'unmatched';
+    requestCounters(operation, req.method, route, String(reply.statusCode)).inc();
+    durations(operation, req.method, route).observe(reply.elapsedTime / 1000);
     done();
   });
 

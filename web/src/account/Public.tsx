@@ -109,8 +109,8 @@ export function OAuthCallback({ provider, query }: { provider: string; query: UR
       const q = Object.fromEntries(['state', 'code', 'error', 'error_description', 'iss'].filter((k) => query.has(k)).map((k) => [k, query.get(k)!]));
       const pending = takePendingStepUp();
       const data = await api.call('A01', { params: { provider }, query: q });
-      if (pending && data?.proof_token) resumeWithProof(pending, data.proof_token);
-      else if (data?.action === 'bind') setBound(true);
+      if (pending && 'proof_token' in data) resumeWithProof(pending, data.proof_token);
+      else if ('action' in data && data.action === 'bind') setBound(true);
       else finishLogin(data, setChallenge);
     });
   }, []);

@@ -1,5 +1,6 @@
 // A small typed client over the generated operation table: call('A25', { body }) checks the body, path
-// and query types against the registry and unwraps the {success, message, code, data} envelope.
+// and query types against the registry, unwraps the {success, message, code, data} envelope and answers
+// `data` with the type of the operation's documented answer.
 import { lang } from './i18n';
 
 export class ApiError extends Error {
@@ -13,7 +14,7 @@ export class ApiError extends Error {
   }
 }
 
-type Shape = { params: unknown; query: unknown; body: unknown };
+type Shape = { params: unknown; query: unknown; body: unknown; data: unknown };
 export type Args<O extends Shape> = {
   headers?: Record<string, string>;
 } & (O['params'] extends undefined ? { params?: undefined } : { params: O['params'] }) &
@@ -50,12 +51,14 @@ export function createClient<Ops extends { [K in keyof Ops]: Shape }>(routes: Re
     }
     if (res.status === 401 && retry && opts.onUnauthorized && (await opts.onUnauthorized())) return send(id, args, false);
     if (!res.ok || json?.success === false) {
-      throw new ApiError(json?.message || `HTTP ${res.status}`, json?.code ?? 'HTTP_ERROR', res.status, json?.data);
+      // A few answers (the channel test) carry their code as error_code.
+      throw new ApiError(json?.message || `HTTP ${res.status}`, json?.code ?? json?.error_code ?? 'HTTP_ERROR', res.status, json?.data);
     }
     return json?.data;
   }
   return {
-    call<K extends keyof Ops & string>(id: K, ...rest: Ops[K]['params'] extends undefined ? (Ops[K]['body'] extends undefined ? [Args<Ops[K]>?] : [Args<Ops[K]>]) : [Args<Ops[K]>]): Promise<any> {
+    /** Calls operation `id`; resolves to its answer's `data`, typed from the OpenAPI document's answer schema. */
+    call<K extends keyof Ops & string>(id: K, ...rest: Ops[K]['params'] extends undefined ? (Ops[K]['body'] extends undefined ? [Args<Ops[K]>?] : [Args<Ops[K]>]) : [Args<Ops[K]>]): Promise<Ops[K]['data']> {
       return send(id, rest[0] ?? {}, true);
     },
   };

@@ -1,0 +1,103 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * The bodies of the OpenAI-compatible answers (the edge's /v1 routes) and of the gateway relay's internal
+ * routes, as the upstreams and the converters write them. Permissive: the fields the product reads or
+ * writes are named, every object may carry more (upstreams add fields freely). Documentation and the
+ * OpenAPI check only.
+ */
+
+const open = { additionalProperties: true };
+const Str = Type.String();
+const Int = Type.Integer();
+const Num = Type.Number();
+const Any = Type.Object({}, open);
+
+/** OpenAI Chat Completions (not streamed). */
+export const ChatCompletion = Type.Object(
+  {
+    id: Str,
+    object: Type.Literal('chat.completion'),
+    created: Int,
+    model: Str,
+    choices: Type.Array(
+      Type.Object({ index: Int, message: Type.Object({ role: Str, content: Type.Union([Str, Type.Null()]) }, open), finish_reason: Type.Union([Str, Type.Null()]) }, open),
+    ),
+    usage: Type.Optional(Type.Object({ prompt_tokens: Int, completion_tokens: Int, total_tokens: Int }, open)),
+  },
+  { ...open, $id: 'ChatCompletion' },
+);
+
+/** An OpenAI Responses object (not streamed). */
+export const OpenAIResponse = Type.Object(
+  {
+    id: Str,
+    object: Type.Literal('response'),
+    created_at: Int,
+    status: Str,
+    model: Str,
+    output: Type.Array(Type.Object({ type: Str }, open)),
+    usage: Type.Optional(Type.Union([Type.Object({ input_tokens: Int, output_tokens: Int, total_tokens: Int }, open), Type.Null()])),
+  },
+  { ...open, $id: 'OpenAIResponse' },
+);
+
+/** OpenAI embeddings. */
+export const EmbeddingList = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(Type.Object({ object: Str, index: Int, embedding: Type.Union([Type.Array(Num), Str]) }, open)),
+    model: Str,
+    usage: Type.Optional(Type.Object({ prompt_tokens: Int, total_tokens: Int }, open)),
+  },
+  { ...open, $id: 'EmbeddingList' },
+);
+
+/** An Anthropic Messages answer (not streamed). */
+export const AnthropicMessage = Type.Object(
+  {
+    id: Str,
+    type: Type.Literal('message'),
+    role: Type.Literal('assistant'),
+    model: Str,
+    content: Type.Array(Type.Object({ type: Str }, open)),
+    stop_reason: Type.Union([Str, Type.Null()]),
+    usage: Type.Object({ input_tokens: Int, output_tokens: Int }, open),
+  },
+  { ...open, $id: 'AnthropicMessage' },
+);
+
+/** A Gemini generateContent answer (not streamed). */
+export const GeminiResponse = Type.Object(
+  {
+    candidates: Type.Array(Type.Object({ content: Type.Optional(Type.Object({ parts: Type.Optional(Type.Array(Any)) }, open)) }, open)),
+    usageMetadata: Type.Optional(Any),
+  },
+  { ...open, $id: 'GeminiResponse' },
+);
+
+/** The OpenAI model list (the edge's enabled public models). */
+export const ModelList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Type.Object({ id: Str, object: Type.Literal('model'), created: Int, owned_by: Str })) },
+  { $id: 'ModelList' },
+);
+
+/** One relayed call's summary (src/contract/relay.ts RelaySummary): GR04, and the x-relay-summary header. */
+export const RelaySummary = Type.Object(
+  {
+    request_id: Str,
+    model: Str,
+    upstream_model: Str,
+    channel_id: Type.Union([Int, Type.Null()]),
+    key_index: Type.Union([Int, Type.Null()]),
+    status: Int,
+    error_code: Type.Union([Str, Type.Null()]),
+    usage: Type.Object({ prompt_tokens: Int, completion_tokens: Int, cached_tokens: Int, reasoning_tokens: Int, total_tokens: Int, counted: Type.Boolean() }),
+    quota: Num,
+    cost_usd: Num,
+    first_byte_ms: Type.Union([Int, Type.Null()]),
+    total_ms: Int,
+    attempts: Type.Array(Type.Object({ channel_id: Int, key_index: Type.Union([Int, Type.Null()]), status: Int, error_code: Type.Union([Str, Type.Null()]), ms: Int })),
+  },
+  { $id: 'RelaySummary' },
+);
