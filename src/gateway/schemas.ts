@@ -221,10 +221,10 @@ export const RelayLogEntry = Type.Object({
   attempts: Type.Array(Type.Object({ channel_id: Int, key_index: Type.Union([Int, Type.Null()]), status: Int, error_code: Type.Union([Str, Type.Null()]), ms: Int })),
 });
 
-/** GS05: calls, tokens and cost per time bucket, by model or channel. */
+/** GS05: calls, tokens and cost per time bucket, by model, channel or caller. */
 export const RelayUsage = Type.Object({
   bucket_seconds: Int,
-  by: Type.Union([Type.Literal('model'), Type.Literal('channel')]),
+  by: Type.Union([Type.Literal('model'), Type.Literal('channel'), Type.Literal('caller')]),
   buckets: Type.Array(Type.Object({ bucket: Int, key: Str, calls: Int, errors: Int, prompt_tokens: Int, completion_tokens: Int, quota: Num, avg_ms: Int })),
 });
 

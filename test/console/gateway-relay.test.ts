@@ -105,6 +105,11 @@ test('gateway console relay page: calls with model, status, cost; filters; attem
     assert.deepEqual((await totals.allInnerTexts()).map((s) => s.trim()), ['2', '1', '120', '$0.000400']);
     await page.getByLabel('Split by').selectOption('channel');
     await chart.locator('.u-legend', { hasText: `alpha #${ids.alpha}` }).waitFor();
+    // By caller: what each edge owner spent (the workload token's iss:sub).
+    await page.getByLabel('Split by').selectOption('caller');
+    await chart.locator('.u-legend', { hasText: 'edge:acme' }).waitFor();
+    await page.getByLabel('Split by').selectOption('channel');
+    await chart.locator('.u-legend', { hasText: `alpha #${ids.alpha}` }).waitFor();
     await page.getByLabel('Show', { exact: true }).selectOption('cost');
     await page.getByRole('figure', { name: 'Cost (USD) per hour, by Channel' }).locator('canvas').waitFor();
     assert.ok(await drawn(page), 'the chart is drawn again for the cost');

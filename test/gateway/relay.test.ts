@@ -288,6 +288,11 @@ eachDatabase('relay: channel selection, failover, limits (GR01)', (v) => {
     const usage = await root.get(`/api/relay/usage?start_time=${Date.now() - 3600_000}&bucket_seconds=3600`);
     assert.equal(usage.status, 200, usage.text);
     assert.ok(usage.json.data.buckets.some((b: any) => b.key === 'gpt-4o' && b.calls === 2 && b.quota === 300), JSON.stringify(usage.json.data));
+    // By caller: what each edge owner (the workload token's iss:sub) spent.
+    const byCaller = await root.get(`/api/relay/usage?start_time=${Date.now() - 3600_000}&bucket_seconds=3600&by=caller`);
+    assert.equal(byCaller.status, 200, byCaller.text);
+    assert.deepEqual(byCaller.json.data.buckets.map((b: any) => b.key), ['edge:acme']);
+    assert.equal(byCaller.json.data.buckets[0].calls, usage.json.data.buckets.reduce((n: number, b: any) => n + b.calls, 0));
     const used = await s.ctx.db.selectFrom('channels').select((e) => e.fn.sum<number>('used_quota').as('q')).executeTakeFirstOrThrow();
     assert.ok(Number(used.q) > 0, 'served calls add to the channels\' used quota');
     assert.equal((await s.anonymous().get('/api/relay/log')).status, 401);

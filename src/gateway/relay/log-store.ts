@@ -51,8 +51,8 @@ export async function listLog(db: Db, f: LogFilter, limit: number, offset: numbe
   return { rows, total: Number(count.n) };
 }
 
-/** Calls, errors, tokens, quota and latency per time bucket (ms) and per model or channel. */
-export async function usageBuckets(db: Db, f: LogFilter, bucketMs: number, by: 'model' | 'channel_id') {
+/** Calls, errors, tokens, quota and latency per time bucket (ms) and per model, channel or caller (an edge owner). */
+export async function usageBuckets(db: Db, f: LogFilter, bucketMs: number, by: 'model' | 'channel_id' | 'caller') {
   // created_at - created_at % n: integer arithmetic on all three databases (MySQL's `/` is decimal).
   const bucket = sql<number>`created_at - created_at % ${sql.lit(bucketMs)}`;
   const rows = await filtered(db, f)

@@ -166,7 +166,7 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
           start_time: MS,
           end_time: Type.Optional(MS),
           bucket_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 * 31 })),
-          by: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('channel')])),
+          by: Type.Optional(Type.Union([Type.Literal('model'), Type.Literal('channel'), Type.Literal('caller')])),
           model: Type.Optional(Type.String({ maxLength: 255 })),
           channel_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
         }),
@@ -174,7 +174,7 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
       handler: async (req) => {
         const q = req.query;
         const bucketSeconds = q.bucket_seconds ?? 3600;
-        const buckets = await usageBuckets(ctx.db, filterOf(q), bucketSeconds * 1000, q.by === 'channel' ? 'channel_id' : 'model');
+        const buckets = await usageBuckets(ctx.db, filterOf(q), bucketSeconds * 1000, q.by === 'channel' ? 'channel_id' : q.by === 'caller' ? 'caller' : 'model');
         return ok({ bucket_seconds: bucketSeconds, by: q.by ?? 'model', buckets });
       },
     }),

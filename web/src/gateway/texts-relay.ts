@@ -44,6 +44,7 @@ export const relayTexts: Dict = {
   rl_by: { en: 'Split by', zh: '分组' },
   rl_by_model: { en: 'Model', zh: '模型' },
   rl_by_channel: { en: 'Channel', zh: '渠道' },
+  rl_by_caller: { en: 'Caller (edge owner)', zh: '调用方（edge 所有者）' },
   rl_calls: { en: 'Calls', zh: '调用次数' },
   rl_errors: { en: 'Errors', zh: '错误次数' },
   rl_all_tokens: { en: 'Tokens', zh: 'Token 数' },

@@ -7,7 +7,7 @@ import { channelLabel, RANGES, type RelayFilters, type UsageBucket } from './for
 import { TimeChart } from './TimeChart';
 import { formatAxis, formatMetric, METRIC_TEXT, METRICS, OTHERS, toSeries, totalsOf, type Metric, type Totals } from './usage-series';
 
-type SplitBy = 'model' | 'channel';
+type SplitBy = 'model' | 'channel' | 'caller';
 interface Usage {
   buckets: UsageBucket[];
   bucketSeconds: number;
@@ -63,6 +63,7 @@ export function UsageChart({ filters }: { filters: RelayFilters }) {
             options={[
               ['model', t('rl_by_model')],
               ['channel', t('rl_by_channel')],
+              ['caller', t('rl_by_caller')],
             ]}
           />
         </div>
