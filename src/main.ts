@@ -5,6 +5,7 @@ import { buildGatewayApp } from './gateway/app.js';
 import { buildEdgeApp } from './edge/app.js';
 import type { FastifyInstance } from 'fastify';
 import type { RelayPort } from './contract/relay.js';
+import type { EdgeAdminHolder } from './contract/edge-admin.js';
 
 async function start(config: Config) {
   const runtime = createRuntime(config);
@@ -12,14 +13,20 @@ async function start(config: Config) {
   const listeners = { account: config.account, gateway: config.gateway, edge: config.edge } as const;
   // The edge uses the gateway's relay in process when both run here (else over the gateway's internal API).
   let relay: RelayPort | null = null;
+  // The gateway console manages the edge through its port when both run here (filled once the edge is built).
+  const edgeAdmin: EdgeAdminHolder = { port: null };
   for (const service of [...config.services].sort((a, b) => Number(a === 'edge') - Number(b === 'edge'))) {
     let app: FastifyInstance;
     if (service === 'gateway') {
-      const gateway = await buildGatewayApp(config, runtime);
+      const gateway = await buildGatewayApp(config, runtime, { edgeAdmin });
       relay = gateway.relay.engine;
       app = gateway.app;
     } else {
-      app = service === 'edge' ? (await buildEdgeApp(config, runtime, relay)).app : (await buildAccountApp(config, runtime)).app;
+      if (service === 'edge') {
+        const edge = await buildEdgeApp(config, runtime, relay);
+        edgeAdmin.port = edge.admin;
+        app = edge.app;
+      } else app = (await buildAccountApp(config, runtime)).app;
     }
     if (service === 'edge') runtime.log.info({ admissionMode: config.edge.admissionMode }, `edge: PUBLIC_ADMISSION_MODE=${config.edge.admissionMode}`);
     const { host, port } = listeners[service];

@@ -68,8 +68,7 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .action(async (o) => {
       await withCtx(async (ctx) => {
         const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        await ctx.services.users.setSecurity(Number(u.id), { status: 2 });
-        await ctx.services.sessions.revokeAllOfUser(Number(u.id), 'admin_disabled');
+        await ctx.services.users.disable(Number(u.id));
       });
       console.log(`user ${o.username} disabled; all sessions revoked`);
     });

@@ -7,6 +7,7 @@ import { verificationRoutes } from './verification/routes.js';
 import { passkeyRoutes } from './passkeys/routes.js';
 import { emailOAuthRoutes } from './oauth/all-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { userAdminRoutes } from './user-admin/routes.js';
 
 /** Every implemented account operation; the registry marks the rest planned. */
-export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes, ...passkeyRoutes, ...emailOAuthRoutes, ...dashboardRoutes];
+export const accountRoutes: OperationImpl<any>[] = [...loginRoutes, ...sessionRoutes, ...userRoutes, ...twoFactorRoutes, ...verificationRoutes, ...passkeyRoutes, ...emailOAuthRoutes, ...dashboardRoutes, ...userAdminRoutes];

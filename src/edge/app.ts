@@ -27,6 +27,7 @@ import { openaiRoutes } from './openai/routes.js';
 import { runRoutes } from './runs/routes.js';
 import { RunWorker } from './runs/worker.js';
 import { EdgeMetrics } from './metrics.js';
+import { EdgeAdmin } from './admin/service.js';
 
 /** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
 export async function createEdgeContext(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
@@ -55,13 +56,17 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
   const { relay, configured } = relayFor(config, inProcessRelay);
   if (!configured && config.services.includes('edge')) ctx.log.warn('edge: no gateway relay (run the gateway in the same process, or set EDGE_RELAY_URL and EDGE_RELAY_TOKEN_KEY): calls answer 503');
   const inFlight = runtime.redis ? redisInFlight(runtime.redis, `${config.redisKeyPrefix}edge:inflight:`) : memoryInFlight();
+  const keys = new KeyService(ctx);
+  const webhooks = new WebhookService(ctx);
   const services = {
-    keys: new KeyService(ctx),
+    keys,
     admission: new AdmissionService(ctx),
-    webhooks: new WebhookService(ctx),
+    webhooks,
     calls: new SyncCalls(ctx, relay, inFlight),
     relay,
     relayConfigured: configured,
+    /** Models, keys, wallets, usage and webhooks: the CLI's and (as EdgeAdminPort) the gateway console's. */
+    admin: new EdgeAdmin(ctx, keys, webhooks, configured),
   };
   const close = async () => {
     await ctx.upstream.close();
@@ -112,7 +117,7 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
     await dispatcher?.stop();
     await close();
   });
-  return { app, ctx, services, dispatcher, worker };
+  return { app, ctx, services, dispatcher, worker, admin: services.admin };
 }
 
 /** The manifest view of the edge: E01 and the placeholder routes (no database needed). */

@@ -79,18 +79,13 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .option('--overdraft <amount>', 'units a call may cost beyond its reservation, from the available balance', '0')
     .option('--disabled', 'refuse requests for it (400 model_disabled)')
     .action(async (id: string, o: { reserve: string; gatewayModel?: string; group: string; overdraft: string; disabled?: boolean }) => {
-      if (!/^[A-Za-z0-9._:/-]{1,128}$/.test(id)) throw new Error('publicModelId must be 1 to 128 of A-Z a-z 0-9 . _ : / -');
-      if (o.gatewayModel !== undefined && !/^\S{1,255}$/.test(o.gatewayModel)) throw new Error('--gateway-model must be 1 to 255 characters without spaces');
-      if (!/^[\w.-]{1,64}$/.test(o.group)) throw new Error('--group must be 1 to 64 of A-Z a-z 0-9 _ . -');
-      const { setModel } = await import('./models/store.js');
-      const settings = { reserveAmount: amount('--reserve', o.reserve), enabled: !o.disabled, gatewayModel: o.gatewayModel ?? null, group: o.group, overdraft: amount('--overdraft', o.overdraft) };
-      await withEdge(boot, (e) => setModel(e.ctx.db, id, settings));
-      console.log(`model ${id}: reserve ${settings.reserveAmount}, gateway model ${settings.gatewayModel ?? id}, group ${settings.group}, overdraft ${settings.overdraft}, ${o.disabled ? 'disabled' : 'enabled'}`);
+      const settings = { reserve_amount: amount('--reserve', o.reserve), enabled: !o.disabled, gateway_model: o.gatewayModel ?? null, group: o.group, overdraft: amount('--overdraft', o.overdraft) };
+      const m = await withEdge(boot, (e) => e.services.admin.setModel(id, settings));
+      console.log(`model ${id}: reserve ${m.reserve_amount}, gateway model ${m.gateway_model ?? id}, group ${m.group}, overdraft ${m.overdraft}, ${m.enabled ? 'enabled' : 'disabled'}`);
     });
   model.command('list').description('public id, reserve, gateway model, group, overdraft, state').action(async () => {
-    const { listModels } = await import('./models/store.js');
-    const rows = await withEdge(boot, (e) => listModels(e.ctx.db));
-    for (const r of rows) console.log([r.public_model_id, r.reserve_amount, r.gateway_model ?? r.public_model_id, r.group_name, r.overdraft, r.enabled ? 'enabled' : 'disabled'].join('\t'));
+    const rows = await withEdge(boot, (e) => e.services.admin.listModels());
+    for (const r of rows) console.log([r.public_model_id, r.reserve_amount, r.gateway_model ?? r.public_model_id, r.group, r.overdraft, r.enabled ? 'enabled' : 'disabled'].join('\t'));
   });
 
   const wallet = edge.command('wallet').description('owner wallets (integer units)');
@@ -100,28 +95,17 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .requiredOption('--owner <name>', 'the owner (created when new)')
     .requiredOption('--amount <n>', 'units to add')
     .action(async (o: { owner: string; amount: string }) => {
-      const { checkOwnerName } = await import('./keys/service.js');
-      const { ensureOwner } = await import('./keys/store.js');
-      const { credit } = await import('./wallets/store.js');
-      checkOwnerName(o.owner);
       const n = amount('--amount', o.amount, 1);
-      const w = await withEdge(boot, async (e) => credit(e.ctx.db, await ensureOwner(e.ctx.db, o.owner), n));
-      console.log(`wallet of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${Number(w.balance) - Number(w.reserved)}`);
+      const w = await withEdge(boot, (e) => e.services.admin.credit(o.owner, n));
+      console.log(`wallet of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${w.available}`);
     });
   wallet
     .command('show')
     .description("an owner's balance, reservations and settled runs")
     .requiredOption('--owner <name>', 'the owner')
     .action(async (o: { owner: string }) => {
-      const { ownerByName } = await import('./keys/store.js');
-      const { walletOf } = await import('./wallets/store.js');
-      const { settledTotals } = await import('./runs/usage.js');
-      const w = await withEdge(boot, async (e) => {
-        const owner = await ownerByName(e.ctx.db, o.owner);
-        const wallet = owner ? await walletOf(e.ctx.db, Number(owner.id)) : undefined;
-        return wallet ? { wallet, settled: await settledTotals(e.ctx.db, Number(owner!.id)) } : undefined;
-      });
-      console.log(w ? `wallet ${w.wallet.wallet_id} of ${o.owner}: balance ${w.wallet.balance}, reserved ${w.wallet.reserved}, available ${Number(w.wallet.balance) - Number(w.wallet.reserved)}; settled ${w.settled.runs} run(s): ${w.settled.charged} charged of ${w.settled.reserved} reserved` : `no wallet for ${o.owner}`);
+      const w = await withEdge(boot, (e) => e.services.admin.wallet(o.owner));
+      console.log(w ? `wallet ${w.wallet_id} of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${w.available}; settled ${w.settled_runs} run(s): ${w.settled_charged} charged of ${w.settled_reserved} reserved` : `no wallet for ${o.owner}`);
     });
 
   edge
@@ -131,15 +115,10 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .description("an owner's calls, tokens and cost per day and public model (tab-separated)")
     .action(async (o: { owner: string; days: string }) => {
       const days = amount('--days', o.days, 1);
-      const { ownerByName } = await import('./keys/store.js');
-      const { ownerUsage } = await import('./runs/usage.js');
-      const lines = await withEdge(boot, async (e) => {
-        const owner = await ownerByName(e.ctx.db, o.owner);
-        if (!owner) throw new Error(`no owner ${o.owner}`);
-        return ownerUsage(e.ctx.db, Number(owner.id), days);
-      });
+      const lines = await withEdge(boot, (e) => e.services.admin.usage(o.owner, days));
+      if (!lines) throw new Error(`no owner ${o.owner}`);
       console.log(['day', 'model', 'calls', 'failed', 'prompt_tokens', 'completion_tokens', 'cost'].join('\t'));
-      for (const l of lines) console.log([l.day, l.model, l.calls, l.failed, l.promptTokens, l.completionTokens, l.cost].join('\t'));
+      for (const l of lines) console.log([l.day, l.model, l.calls, l.failed, l.prompt_tokens, l.completion_tokens, l.cost].join('\t'));
     });
 
   edge

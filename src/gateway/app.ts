@@ -18,6 +18,8 @@ import { gatewayAuthenticator } from './auth.js';
 import { StaffService } from './staff/service.js';
 import { ProofService } from './staff/proofs.js';
 import { staffRoutes } from './staff/routes.js';
+import { StaffAdminService } from './staff/admin-service.js';
+import { staffAdminRoutes } from './staff/admin-routes.js';
 import { ChannelService } from './channels/service.js';
 import { channelRoutes, clearCountCache } from './channels/routes.js';
 import { channelMoreRoutes } from './channels/more-routes.js';
@@ -44,6 +46,8 @@ import { RatioSyncService } from './ratio-sync/service.js';
 import { ratioSyncRoutes } from './ratio-sync/routes.js';
 import { DeploymentService } from './deployments/service.js';
 import { deploymentRoutes } from './deployments/routes.js';
+import { SettingsService } from './settings/service.js';
+import { settingsRoutes } from './settings/routes.js';
 import { PluginService } from './plugins/service.js';
 import { pluginRoutes } from './plugins/routes.js';
 import { activePackages, FACTORY_DIR, scanPlugins } from './plugins/loader.js';
@@ -53,6 +57,9 @@ import { relayRoutes } from './relay/routes.js';
 import { renderRelayError } from './relay/errors.js';
 import { workloadAuthenticator } from './relay/workload.js';
 import { GatewayMetrics } from './metrics.js';
+import { EdgeAdminService } from './edge-admin/service.js';
+import { edgeAdminRoutes } from './edge-admin/routes.js';
+import type { EdgeAdminHolder } from '../contract/edge-admin.js';
 
 /**
  * A random id of this gateway database, so deployments sharing one Redis keep separate rate-limit
@@ -110,13 +117,21 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
   const affinity = new AffinityService(ctx, affinityCache);
   const ratios = new RatioSyncService(ctx, channels);
   const deployments = new DeploymentService(ctx);
-  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity, ratios, deployments } };
+  const settings = new SettingsService(ctx, ratios, deployments, affinity);
+  return { ctx, services: { ...services, updates, tests, balances, local, coder, affinity, ratios, deployments, settings } };
 }
 
-function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof createGatewayContext>>['services'], runtime: Runtime | null, relay: Relay | null): OperationImpl<any>[] {
+function routesOf(
+  ctx: GatewayContext,
+  services: Awaited<ReturnType<typeof createGatewayContext>>['services'],
+  runtime: Runtime | null,
+  relay: Relay | null,
+  edgeAdmin: EdgeAdminHolder = { port: null },
+): OperationImpl<any>[] {
   const limiter = runtime ? runtime.limiter(`gateway:${ctx.installationId}`) : { hit: async () => ({ allowed: true, remaining: 0, retryAfter: 0 }) };
   return [
     ...staffRoutes(services.staff, services.proofs, limiter as never),
+    ...staffAdminRoutes(new StaffAdminService(ctx, services.staff, services.proofs)),
     ...channelRoutes(ctx, services.channels, services.proofs),
     ...channelMoreRoutes(ctx, services.channels),
     ...prefillRoutes(ctx),
@@ -130,13 +145,18 @@ function routesOf(ctx: GatewayContext, services: Awaited<ReturnType<typeof creat
     ...affinityRoutes(services.affinity),
     ...ratioSyncRoutes(services.ratios),
     ...deploymentRoutes(services.deployments),
+    ...settingsRoutes(services.settings),
     ...pluginRoutes(services.plugins),
     ...relayRoutes(ctx, relay?.engine as never),
+    ...edgeAdminRoutes(ctx, new EdgeAdminService(ctx, edgeAdmin), services.proofs),
   ];
 }
 
-/** Builds the gateway deployable on its own database. */
-export async function buildGatewayApp(config: Config, runtime: Runtime) {
+/**
+ * Builds the gateway deployable on its own database. `edgeAdmin`: filled with the edge's administration port
+ * once the edge is built in this process (main.ts); GS22–GS34 answer GW_EDGE_NOT_SERVED while it is empty.
+ */
+export async function buildGatewayApp(config: Config, runtime: Runtime, opts: { edgeAdmin?: EdgeAdminHolder } = {}) {
   const { ctx, services } = await createGatewayContext(config, runtime);
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog, renderError: renderRelayError });
   const relay = createRelay(ctx, services, runtime);
@@ -147,7 +167,7 @@ export async function buildGatewayApp(config: Config, runtime: Runtime) {
     await services.plugins.load();
     registered = registerOperations(app, {
       deployable: 'gateway',
-      implementations: routesOf(ctx, services, runtime, relay),
+      implementations: routesOf(ctx, services, runtime, relay, opts.edgeAdmin),
       authenticate: gatewayAuthenticator(services.staff, workloadAuthenticator(config), config.gateway.operationPermissions),
       enabledOperations: config.enabledOperations.filter((id) => id.startsWith('G')),
       rateLimits: {},

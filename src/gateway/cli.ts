@@ -260,8 +260,12 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       const ratios = await withGateway(boot, async (g) => {
         try {
           return await g.services.ratios.setCurrent(json);
-        } catch {
-          throw new Error('the ratio configuration must be an object of maps (model_ratio, completion_ratio, …)');
+        } catch (e) {
+          // The catalog's English message names the field at fault (validateRatioConfig).
+          const { AppError, renderMessage } = await import('../kit/http/errors.js');
+          const { errorCatalog } = await import('../contract/errors/index.js');
+          if (e instanceof AppError && errorCatalog[e.code]) throw new Error(renderMessage(errorCatalog[e.code]!, 'en', e.options.params));
+          throw e;
         }
       });
       console.log(`stored: ${Object.entries(ratios).map(([f, m]) => `${f} ${Object.keys(m ?? {}).length}`).join(', ') || 'empty'}`);

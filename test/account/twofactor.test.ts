@@ -165,7 +165,7 @@ eachDatabase('two-factor (A12-A18)', (v) => {
     assert.equal(r.json.success, true, r.text);
     assert.equal((await b.get('/api/user/2fa/status')).status, 401);
     const again = await admin.delete(`/api/user/${uid}/2fa`);
-    assert.equal(again.json.code, 'TWOFA_NOT_ENABLED');
+    assert.equal(again.json.code, 'USER_TWOFA_NOT_ENABLED');
     const login = await s.browser().login('tf4', 'tf4 password!');
     assert.match(login.json.data.access_token, /^ey/);
   });

@@ -51,7 +51,11 @@ test('account console: admin user page (A16, A18-A22), admins only', { skip }, a
     assert.equal(await userPage.getByLabel('User id').count(), 0);
 
     const page = await browser.newPage();
-    page.on('dialog', (d) => void d.accept());
+    // Each change asks first in the console's own dialog.
+    const confirmed = async (button: string) => {
+      await page.getByRole('button', { name: button }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
+    };
     await login(page, 'root1', 'root password 1');
     await page.getByRole('link', { name: 'Users' }).click();
     const stats = (await admin.get('/api/user/2fa/stats')).json.data;
@@ -64,22 +68,23 @@ test('account console: admin user page (A16, A18-A22), admins only', { skip }, a
 
     // Unlink GitHub (A21), clear Telegram by type (A19).
     await page.locator('li[data-provider="github"]').getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Confirm' }).click();
     await page.getByText('GitHub unlinked.').waitFor();
     await page.locator('li[data-provider="github"]').waitFor({ state: 'detached' });
     assert.deepEqual(await bindingsOf(), ['telegram']);
     await page.getByLabel('Binding type').selectOption('telegram');
-    await page.getByRole('button', { name: 'Clear binding' }).click();
-    await page.getByText('telegram binding of tess cleared.').waitFor();
+    await confirmed('Clear binding');
+    await page.getByText('Telegram binding of tess cleared.').waitFor();
     assert.deepEqual(await bindingsOf(), []);
 
     // Two-factor off (A18); a second attempt shows the catalog code; no passkey to reset (A22).
-    await page.getByRole('button', { name: 'Turn off two-factor' }).click();
+    await confirmed('Turn off two-factor');
     await page.getByText(`Two-factor of user ${targetId} is off.`).waitFor();
     assert.equal((await admin.get('/api/user/2fa/stats')).json.data.enabled_users, stats.enabled_users - 1);
     assert.match((await s.browser().login('tess', 'tess password 1')).json.data.access_token, /^ey/);
-    await page.getByRole('button', { name: 'Turn off two-factor' }).click();
-    await page.getByRole('alert').filter({ hasText: 'TWOFA_NOT_ENABLED' }).waitFor();
-    await page.getByRole('button', { name: 'Reset passkey' }).click();
+    await confirmed('Turn off two-factor');
+    await page.getByRole('alert').filter({ hasText: 'USER_TWOFA_NOT_ENABLED' }).waitFor();
+    await confirmed('Reset passkey');
     await page.getByRole('alert').filter({ hasText: 'PASSKEY_NOT_REGISTERED' }).waitFor();
 
     // An admin may not act on itself (outranking), shown with its code.

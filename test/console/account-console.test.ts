@@ -115,7 +115,7 @@ test('account console: register, TOTP, passkey, sessions', { skip }, async () =>
     assert.equal(await rows.count(), 2);
     assert.equal(await rows.first().getAttribute('data-current'), 'true');
     await rows.first().getByText('This device').waitFor();
-    assert.match(await rows.first().innerText(), /passkey/);
+    assert.match(await rows.first().innerText(), /Passkey/);
     await screenshot(page2, 'account-sessions', { readme: true });
     await page2.locator('tr[data-current="false"]').getByRole('button', { name: /Revoke/ }).click();
     await page2.getByText('1 sessions revoked.').waitFor();

@@ -96,6 +96,8 @@ for (const variant of fuzzVariants()) {
       const root = s.client(relayTarget.identities[1]!.headers().authorization!.slice(7));
       const created = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'relay-fuzz', models: 'gpt-test', key: UPSTREAM_KEY, base_url: up.url } });
       assert.equal(created.json?.success, true, created.text);
+      // The first target also replaced the ratio configuration (GS17): the relay's model gets its price back.
+      await s.services.ratios.setCurrent({ model_ratio: { 'gpt-test': 1 } });
       await assertFuzzClean(relayTarget);
     });
   });

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { buildGatewayApp } from '../../src/gateway/app.js';
 import type { Role } from '../../src/gateway/staff/service.js';
+import type { EdgeAdminHolder } from '../../src/contract/edge-admin.js';
 import { captureLog } from './log-capture.js';
 import { readReply } from './http.js';
 import { freshDatabase, tempDir, type Variant } from './services.js';
@@ -51,7 +52,7 @@ export class StaffClient {
 export type GatewayServer = Awaited<ReturnType<typeof startGateway>>;
 
 /** Starts a real gateway listener on 127.0.0.1 (random port) on the variant's database. */
-export async function startGateway(variant: Variant, opts: { env?: Record<string, string>; shareWith?: { dataDir: string; databaseUrl: string } } = {}) {
+export async function startGateway(variant: Variant, opts: { env?: Record<string, string>; shareWith?: { dataDir: string; databaseUrl: string }; edgeAdmin?: EdgeAdminHolder } = {}) {
   // A second instance on the first one's database (and data directory, so the same sealing key); the
   // first one owns both and removes them.
   const owner = !opts.shareWith;
@@ -74,7 +75,7 @@ export async function startGateway(variant: Variant, opts: { env?: Record<string
   });
   const log = captureLog();
   const runtime = createRuntime(config, log.stream);
-  const { app, ctx, services, relay } = await buildGatewayApp(config, runtime);
+  const { app, ctx, services, relay } = await buildGatewayApp(config, runtime, { edgeAdmin: opts.edgeAdmin });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const transcript: string[] = [];

@@ -4,6 +4,7 @@ import { startGateway, type GatewayServer } from './gateway.js';
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream, type Seen } from './fake-upstream.js';
 import { RELAY_ENV, RELAY_SECRET } from './relay.js';
 import type { Variant } from './services.js';
+import type { EdgeAdminHolder } from '../../src/contract/edge-admin.js';
 
 export const UPSTREAM_KEY = 'sk-stack-upstream-KEY-0123456789';
 /** model_ratio 2, completion_ratio 3: a call with 100 prompt and 20 completion tokens costs (100 + 60) × 2 = 320 units. */
@@ -53,13 +54,16 @@ export interface Stack {
  */
 export async function startStack(v: Variant, opts: { http?: boolean; edgeEnv?: Record<string, string> } = {}): Promise<Stack> {
   const up = await openaiFake();
-  const gateway = await startGateway(v, { env: { ...RELAY_ENV, GATEWAY_RELAY_ROUTE_CACHE_MS: '0' } });
+  // The gateway console manages the edge through its port, as main.ts wires a co-hosted edge.
+  const edgeAdmin: EdgeAdminHolder = { port: null };
+  const gateway = await startGateway(v, { env: { ...RELAY_ENV, GATEWAY_RELAY_ROUTE_CACHE_MS: '0' }, edgeAdmin });
   const root = await gateway.staff('root', 'root');
   const created = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'fake', base_url: up.url, models: Object.keys(RATIOS.model_ratio).join(','), key: UPSTREAM_KEY } });
   if (created.status !== 200) throw new Error(created.text);
   await gateway.services.ratios.setCurrent(RATIOS);
   const viaHttp: Record<string, string> = opts.http ? { EDGE_RELAY_URL: gateway.url, EDGE_RELAY_TOKEN_KEY: RELAY_SECRET } : {};
   const edge = await startEdge(v, { relay: opts.http ? undefined : gateway.relay.engine, env: { ...viaHttp, ...opts.edgeEnv } });
+  edgeAdmin.port = edge.services.admin;
   return {
     up,
     gateway,

@@ -107,6 +107,11 @@ export function createPasskeysService(ctx: AccountContext) {
       return ctx.services.sessions.rotateAuthority(identity, 'passkey_deleted');
     },
 
+    /** Passkeys per user among these (the admin user list). */
+    countsOf(userIds: number[]) {
+      return passkeyStore.countsOf(db, userIds);
+    },
+
     async registered(userId: number) {
       return (await passkeyStore.byUser(db, userId)) !== undefined;
     },

@@ -57,6 +57,18 @@ export const passkeyStore = {
     return Number(r.numUpdatedRows) === 1;
   },
 
+  /** Passkeys per user among these users (the admin user list); users without one are absent. */
+  async countsOf(db: Db, userIds: number[]): Promise<Map<number, number>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('passkey_credentials')
+      .select((eb) => ['user_id', eb.fn.countAll<number>().as('n')])
+      .where('user_id', 'in', userIds)
+      .groupBy('user_id')
+      .execute();
+    return new Map(rows.map((r) => [Number(r.user_id), Number(r.n)]));
+  },
+
   async remove(db: Db, userId: number): Promise<boolean> {
     const r = await db.deleteFrom('passkey_credentials').where('user_id', '=', userId).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;

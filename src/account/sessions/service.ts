@@ -281,6 +281,11 @@ export function createSessionsService(ctx: AccountContext) {
       return (await forget(await sessionsStore.revokeAllOf(db, userId, keepSid, reason, nowSeconds()))).length;
     },
 
+    /** The newest stored sign-in time per user among these (the admin user list). */
+    lastLoginOf(userIds: number[]) {
+      return sessionsStore.lastLoginOf(db, userIds);
+    },
+
     /** Operator action (CLI `user logout --all`): ends every session of every user. */
     async revokeEveryone(reason: string) {
       return (await forget(await sessionsStore.revokeEveryone(db, reason, nowSeconds()))).length;

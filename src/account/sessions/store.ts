@@ -121,6 +121,18 @@ export const sessionsStore = {
     return (await listVisible(db, userId, authVersion, now)).rows;
   },
 
+  /** The newest sign-in still stored (sessions are purged some time after they end) per user among these. */
+  async lastLoginOf(db: Db, userIds: number[]): Promise<Map<number, number>> {
+    if (userIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('user_sessions')
+      .select((eb) => ['user_id', eb.fn.max('created_at').as('at')])
+      .where('user_id', 'in', userIds)
+      .groupBy('user_id')
+      .execute();
+    return new Map(rows.map((r) => [Number(r.user_id), Number(r.at)]));
+  },
+
   /** Deletes revoked and expired rows older than `before`. */
   async purge(db: Db, before: number) {
     await db

@@ -82,7 +82,7 @@ export const twoFactorRoutes = [
 
   implement('A18', {
     data: NoData,
-    errors: [...moduleErrors.twoFactor, ...moduleErrors.admin],
+    errors: [...moduleErrors.twoFactor, ...moduleErrors.admin, 'USER_TWOFA_NOT_ENABLED'],
     schema: { params: userIdParams },
     handler: async (req) => {
       await accountOf(req).services.twoFactor.adminDisable(identityOf(req), req.params.id);

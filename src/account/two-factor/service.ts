@@ -169,10 +169,15 @@ export function createTwoFactorService(ctx: AccountContext) {
       return { total_users: total, enabled_users: enabled, enabled_rate: `${rate.toFixed(1)}%` };
     },
 
+    /** Which of these users have two-factor (the admin user list). */
+    enrolledAmong(userIds: number[]) {
+      return twoFactorStore.enrolledAmong(db, userIds);
+    },
+
     /** A18: an admin who outranks the target removes its factor; every session of the target ends. */
     async adminDisable(admin: AccountIdentity, targetId: number) {
       const remove = (trx: Transaction<AccountDB>) => twoFactorStore.remove(trx, targetId);
-      await ctx.services.users.removeFactorAsAdmin(admin, targetId, remove, 'TWOFA_NOT_ENABLED', 'admin_twofa_disabled');
+      await ctx.services.users.removeFactorAsAdmin(admin, targetId, remove, 'USER_TWOFA_NOT_ENABLED', 'admin_twofa_disabled');
     },
   };
 }

@@ -52,6 +52,13 @@ export const twoFactorStore = {
     await db.updateTable('two_factor').set(patch).where('user_id', '=', userId).execute();
   },
 
+  /** Which of these users have the factor (the admin user list). */
+  async enrolledAmong(db: Db, userIds: number[]): Promise<Set<number>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await db.selectFrom('two_factor').select('user_id').where('user_id', 'in', userIds).execute();
+    return new Set(rows.map((r) => Number(r.user_id)));
+  },
+
   /** Deletes the factor and its backup codes; true when there was one. */
   async remove(db: Db, userId: number): Promise<boolean> {
     await db.deleteFrom('two_factor_backup_codes').where('user_id', '=', userId).execute();

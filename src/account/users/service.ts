@@ -4,7 +4,7 @@ import { hashPassword } from '../../kit/crypto/password.js';
 import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
-import { usersStore, type UserRow } from './store.js';
+import { usersStore, type UserRow, type UserSearch } from './store.js';
 import { passwordProblem } from './password-policy.js';
 import type { Transaction } from 'kysely';
 import type { AccountDB } from '../db.js';
@@ -87,6 +87,12 @@ export function createUsersService(ctx: AccountContext) {
     return target;
   }
 
+  /** Changes role or status; every session of the user stops working at once. */
+  async function setSecurity(userId: number, patch: { role?: number; status?: number }) {
+    await usersStore.updateSecurity(db, userId, patch);
+    await ctx.invalidateUser(userId);
+  }
+
   return {
     insertUser,
 
@@ -154,10 +160,17 @@ export function createUsersService(ctx: AccountContext) {
       return u;
     },
 
-    /** Changes role or status; every session of the user stops working at once. */
-    async setSecurity(userId: number, patch: { role?: number; status?: number }) {
-      await usersStore.updateSecurity(db, userId, patch);
-      await ctx.invalidateUser(userId);
+    setSecurity,
+
+    /** Stops the user from signing in and ends every session (CLI `user disable`, AS08 `disable`). */
+    async disable(userId: number, reason = 'admin_disabled') {
+      await setSecurity(userId, { status: USER_STATUS.disabled });
+      await ctx.services.sessions.revokeAllOfUser(userId, reason);
+    },
+
+    /** A page of live users for the admin list (AS05/AS06). */
+    search(q: UserSearch, offset: number, limit: number) {
+      return usersStore.search(db, q, offset, limit);
     },
 
     /** Issues a personal access token (shown once, stored as a hash). */

@@ -1,9 +1,15 @@
-import type { Kysely, Transaction, Selectable, Insertable } from 'kysely';
+import { sql, type Kysely, type Transaction, type Selectable, type Insertable } from 'kysely';
 import { insertedId } from '../../kit/db/index.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { AccountDB, UsersTable } from '../db.js';
 
 export type UserRow = Selectable<UsersTable>;
+export interface UserSearch {
+  keyword?: string;
+  group?: string;
+  role?: number;
+  status?: number;
+}
 type Db = Kysely<AccountDB> | Transaction<AccountDB>;
 
 // Read on every login and every authentication whose cached user state expired (see prepared()).
@@ -74,6 +80,31 @@ export const usersStore = {
   async lock(trx: Transaction<AccountDB>, id: number, dialect: string) {
     if (dialect === 'sqlite') return;
     await trx.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
+  },
+
+  /**
+   * A page of live users, newest first, for the admin list (AS05/AS06): `keyword` matches the id exactly
+   * (when numeric) or a part of the username, email or display name, ignoring case; filters are exact.
+   */
+  async search(db: Db, q: UserSearch, offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
+    let base = db.selectFrom('users').where('deleted_at', 'is', null);
+    const kw = q.keyword?.trim().toLowerCase();
+    if (kw) {
+      const like = `%${kw.replace(/[!%_]/g, (c) => '!' + c)}%`; // '!' escapes: a backslash means different things per dialect
+      const id = /^\d{1,15}$/.test(kw) ? Number(kw) : null;
+      base = base.where((eb) =>
+        eb.or([
+          ...(id ? [eb('id', '=', id)] : []),
+          ...(['username', 'email', 'display_name'] as const).map((c) => eb(sql`lower(${sql.ref(c)})`, 'like', sql`${like} escape '!'`)),
+        ]),
+      );
+    }
+    if (q.group) base = base.where('group', '=', q.group);
+    if (q.role !== undefined) base = base.where('role', '=', q.role);
+    if (q.status !== undefined) base = base.where('status', '=', q.status);
+    const counted = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base.selectAll().orderBy('id', 'desc').offset(offset).limit(limit).execute();
+    return { rows, total: Number(counted.n) };
   },
 
   async count(db: Db) {

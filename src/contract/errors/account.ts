@@ -34,6 +34,11 @@ export const accountErrors = {
     en: 'No permission to manage a user of the same or a higher role',
     zh: '无权操作同级或更高权限的用户',
   },
+  USER_MANAGE_SELF: { status: 403, en: 'You cannot disable, enable, promote or demote yourself', zh: '不能对自己执行禁用、启用、提升或降级操作' },
+  USER_ROOT_PROTECTED: { status: 403, en: 'A root user cannot be disabled or demoted', zh: '无法禁用或降级超级管理员用户' },
+  USER_PROMOTE_ROOT_ONLY: { status: 403, en: 'Only a root user can promote users to admin', zh: '普通管理员用户无法提升其他用户为管理员' },
+  USER_ALREADY_ADMIN: { status: 409, en: 'The user is already an admin', zh: '该用户已经是管理员' },
+  USER_ALREADY_COMMON: { status: 409, en: 'The user is already a common user', zh: '该用户已经是普通用户' },
   LOGIN_FAILED: {
     status: 200,
     en: 'Username or password is incorrect, or user has been banned',

@@ -8,8 +8,9 @@ import { pluginErrors } from './plugins.js';
 import { edgeErrors } from './edge.js';
 import { relayErrors } from './relay.js';
 import { dashboardErrors } from './dashboard.js';
+import { staffErrors } from './staff.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors, dashboardErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors, dashboardErrors, staffErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};

@@ -31,8 +31,8 @@ export class KeyService {
     return revokeKey(this.ctx.db, keyId);
   }
 
-  list() {
-    return listKeys(this.ctx.db);
+  list(owner?: string) {
+    return listKeys(this.ctx.db, owner);
   }
 
   /** The identity of a well-formed, known, unrevoked key whose secret matches; null otherwise. */

@@ -38,12 +38,14 @@ export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function listKeys(db: Db) {
-  return db
+/** Every key (or one owner's), oldest first. */
+export async function listKeys(db: Db, owner?: string) {
+  let q = db
     .selectFrom('edge_keys')
     .innerJoin('edge_owners', 'edge_owners.id', 'edge_keys.owner_id')
     .select(['edge_keys.key_id', 'edge_owners.name as owner', 'edge_keys.created_at', 'edge_keys.revoked_at'])
     .orderBy('edge_keys.created_at')
-    .orderBy('edge_keys.key_id')
-    .execute();
+    .orderBy('edge_keys.key_id');
+  if (owner !== undefined) q = q.where('edge_owners.name', '=', owner);
+  return q.execute();
 }

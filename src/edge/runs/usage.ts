@@ -31,10 +31,17 @@ export async function ownerUsage(db: Db, ownerId: number, days: number): Promise
 
 /** Everything settled for an owner: runs, what they reserved and what was charged. */
 export async function settledTotals(db: Db, ownerId: number) {
-  const r = await db
+  return (await settledByOwner(db, ownerId)).get(ownerId) ?? { runs: 0, reserved: 0, charged: 0 };
+}
+
+/** The settled totals of one owner, or of every owner that has any. */
+export async function settledByOwner(db: Db, ownerId?: number) {
+  let q = db
     .selectFrom('edge_settlements')
-    .select((eb) => [eb.fn.countAll<number>().as('runs'), eb.fn.sum<number>('reserved').as('reserved'), eb.fn.sum<number>('charged').as('charged')])
-    .where('owner_id', '=', ownerId)
-    .executeTakeFirstOrThrow();
-  return { runs: Number(r.runs), reserved: Number(r.reserved ?? 0), charged: Number(r.charged ?? 0) };
+    .select((eb) => ['owner_id', eb.fn.countAll<number>().as('runs'), eb.fn.sum<number>('reserved').as('reserved'), eb.fn.sum<number>('charged').as('charged')])
+    .groupBy('owner_id');
+  if (ownerId !== undefined) q = q.where('owner_id', '=', ownerId);
+  const out = new Map<number, { runs: number; reserved: number; charged: number }>();
+  for (const r of await q.execute()) out.set(Number(r.owner_id), { runs: Number(r.runs), reserved: Number(r.reserved ?? 0), charged: Number(r.charged ?? 0) });
+  return out;
 }

@@ -40,3 +40,13 @@ export async function reserve(db: Db, ownerId: number, amount: number) {
     .executeTakeFirstOrThrow();
   return afterUpdate(db, ownerId, r.numUpdatedRows);
 }
+
+/** Every wallet with its owner's name, by owner name. */
+export async function listWallets(db: Db) {
+  return db
+    .selectFrom('edge_wallets')
+    .innerJoin('edge_owners', 'edge_owners.id', 'edge_wallets.owner_id')
+    .select(['edge_owners.name as owner', 'edge_wallets.owner_id', 'edge_wallets.wallet_id', 'edge_wallets.balance', 'edge_wallets.reserved', 'edge_wallets.updated_at'])
+    .orderBy('edge_owners.name')
+    .execute();
+}

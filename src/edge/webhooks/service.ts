@@ -10,6 +10,19 @@ import { activeEndpointsOf, insertWebhook, listWebhooks, removeWebhook, requeue 
 
 const AAD = 'edge-webhook-secret';
 
+/** Why `url` cannot be an endpoint (null: it can). */
+export function webhookUrlProblem(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'must be an absolute http:// or https:// URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an absolute http:// or https:// URL';
+  if (u.username || u.password) return 'must not carry credentials';
+  return null;
+}
+
 /** Webhook endpoints of owners (CLI) and replay of events to them. */
 export class WebhookService {
   constructor(private readonly ctx: EdgeContext) {}
@@ -17,14 +30,9 @@ export class WebhookService {
   /** Adds an endpoint; the signing secret is returned once (stored sealed, never shown again). */
   async add(owner: string, url: string) {
     checkOwnerName(owner);
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      throw new Error('--url must be an absolute http:// or https:// URL');
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('--url must be an absolute http:// or https:// URL');
-    if (u.username || u.password) throw new Error('--url must not carry credentials');
+    const problem = webhookUrlProblem(url);
+    if (problem) throw new Error(`--url ${problem}`);
+    const u = new URL(url);
     const ownerId = await ensureOwner(this.ctx.db, owner);
     const secret = newSigningSecret();
     const endpointId = crypto.randomUUID();

@@ -93,6 +93,11 @@ export class AffinityService {
     return loadSettings(this.ctx);
   }
 
+  /** The settings were stored by this process: the relay reads them again on its next call. */
+  settingsChanged() {
+    this.loaded = null;
+  }
+
   /** The settings for the relay's per-call path, re-read at most every SETTINGS_TTL_MS. */
   private relaySettings(): Promise<AffinitySettings> {
     if (!this.loaded || Date.now() - this.loaded.at >= SETTINGS_TTL_MS) {

@@ -22,6 +22,30 @@ export async function readAudit(db: Kysely<GatewayDB>, opts: { limit: number; ch
   return q.execute();
 }
 
+export interface AuditFilter {
+  operation?: string;
+  actor?: string;
+  channelId?: number;
+  /** Unix seconds, inclusive. */
+  from?: number;
+  to?: number;
+}
+
+/** One page of the audit log, newest first, and how many rows match the filter. */
+export async function searchAudit(db: Kysely<GatewayDB>, f: AuditFilter, page: number, pageSize: number) {
+  let q = db.selectFrom('gateway_audit');
+  if (f.operation) q = q.where('operation', '=', f.operation);
+  if (f.actor) q = q.where('actor_name', '=', f.actor);
+  if (f.channelId !== undefined) q = q.where('channel_id', '=', f.channelId);
+  if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+  if (f.to !== undefined) q = q.where('created_at', '<=', f.to);
+  const [items, count] = await Promise.all([
+    q.selectAll().orderBy('id', 'desc').limit(pageSize).offset((page - 1) * pageSize).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.n) };
+}
+
 /**
  * Runs `run` and records the operation either way: `ok: true`, or the failure's error code (never its
  * text, which may carry upstream words). The outcome is passed on unchanged.

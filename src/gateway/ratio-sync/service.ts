@@ -7,6 +7,7 @@ import type { GatewayContext } from '../context.js';
 import { upstreamMessage } from '../upstream/http.js';
 import { inputTarget, type UpstreamTarget } from '../upstream/target.js';
 import { RATIO_FIELDS, readRatios, type RatioField, type Ratios, type RatioValue } from './formats.js';
+import { validateRatioConfig } from './validate.js';
 
 export const RATIO_OPTION = 'option:ratio_config';
 /** Price multipliers per channel group (the reference's GroupRatio); a group not listed has 1. */
@@ -62,21 +63,26 @@ export class RatioSyncService {
     return row ? (JSON.parse(row.value) as Record<string, number>) : {};
   }
 
+  /** Called after each change of the stored ratios (the relay drops its cached prices). */
+  private readonly changeListeners = new Set<() => void>();
+  onChange(listener: () => void) {
+    this.changeListeners.add(listener);
+  }
+
   /**
-   * Stores this gateway's own ratios (the option the comparison reads and the relay prices with); validated
-   * as a ratio_config map. A `group_ratio` map (group → multiplier ≥ 0) in the same object is stored beside.
+   * Stores this gateway's own ratios (the option the comparison reads and the relay prices with), checked by
+   * validateRatioConfig (each fault a named code naming the field). A `group_ratio` map (group → multiplier
+   * ≥ 0) in the same object is stored beside; left out, the stored one stays.
    */
   async setCurrent(config: unknown) {
-    const ratios = readRatios({ data: config });
-    if (!ratios || Array.isArray(config)) throw new AppError('RATIO_CONFIG_INVALID');
-    const groups = (config as { group_ratio?: unknown }).group_ratio;
-    if (groups !== undefined && !validGroupRatios(groups)) throw new AppError('RATIO_CONFIG_INVALID');
+    const { ratios, groupRatio: groups } = validateRatioConfig(config);
     await this.ctx.db.transaction().execute(async (trx) => {
       for (const [key, value] of [[RATIO_OPTION, JSON.stringify(ratios)], ...(groups ? [[GROUP_RATIO_OPTION, JSON.stringify(groups)]] : [])]) {
         await trx.insertInto('gateway_meta').values({ key: key!, value: value! }).onConflict((oc) => oc.column('key').doUpdateSet({ value: value! })).execute();
       }
     });
-    return groups ? { ...ratios, group_ratio: groups as Record<string, number> } : ratios;
+    for (const f of this.changeListeners) f();
+    return groups ? { ...ratios, group_ratio: groups } : ratios;
   }
 
   private async resolve(channelIds: number[], upstreams: UpstreamSource[]): Promise<Source[]> {
@@ -180,9 +186,4 @@ function prices(current: Ratios, fetched: Fetched[]) {
     }
   }
   return out;
-}
-
-function validGroupRatios(v: unknown): v is Record<string, number> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
-  return Object.entries(v).every(([g, r]) => g.length > 0 && g.length <= 64 && typeof r === 'number' && Number.isFinite(r) && r >= 0);
 }

@@ -48,12 +48,15 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
     return true;
   }
 
+  const pricing = new Pricing({ ratios: () => s.ratios.current(), groupRatios: () => s.ratios.groupRatios() }, r.routeCacheMs);
+  // A ratio change in this process (GS17, the CLI, tests) prices the next call; other instances within routeCacheMs.
+  s.ratios.onChange(() => pricing.invalidate());
   const engine = new RelayEngine({
     ctx,
     upstream,
     routing,
     breaker,
-    pricing: new Pricing({ ratios: () => s.ratios.current(), groupRatios: () => s.ratios.groupRatios() }, r.routeCacheMs),
+    pricing,
     affinity: s.affinity,
     log,
     retries: ctx.config.gateway.retryTimes,

@@ -37,6 +37,11 @@ export class Pricing {
     return this.cached;
   }
 
+  /** Forgets the prices read, so the next call reads the ratio configuration again (it just changed). */
+  invalidate() {
+    this.cached = null;
+  }
+
   async price(model: string, group: string): Promise<Price | null> {
     const { ratios, groups } = await this.load();
     const groupRatio = num(groups, group) ?? 1;

@@ -4,6 +4,8 @@ import type { GatewayContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 
 export const KEY_READ_SCOPE = 'channel.key.read';
+/** Secrets shown once and other staff-sensitive writes (edge developer keys, webhook signing secrets, staff administration): bound to no channel (channel id 0). */
+export const STAFF_SECRET_SCOPE = 'StaffSecret';
 
 /** Single-use security proofs: bound to one staff member, one scope and one channel. */
 export class ProofService {

@@ -101,15 +101,16 @@ export class StaffService {
   }
 
   /** Issues a bearer token; the token is returned once and only its hash is stored. */
-  async issueToken(name: string, ttlSeconds?: number): Promise<{ token: string; expiresAt: number | null }> {
+  async issueToken(name: string, ttlSeconds?: number): Promise<{ id: number; token: string; createdAt: number; expiresAt: number | null }> {
     const staff = await this.enabledByName(name);
     const token = TOKEN_PREFIX + randomToken(32);
-    const expiresAt = ttlSeconds ? nowSeconds() + ttlSeconds : null;
-    await this.ctx.db
-      .insertInto('staff_tokens')
-      .values({ staff_id: staff.id, token_hash: sha256(token), created_at: nowSeconds(), expires_at: expiresAt, revoked_at: null } as never)
-      .execute();
-    return { token, expiresAt };
+    const createdAt = nowSeconds();
+    const expiresAt = ttlSeconds ? createdAt + ttlSeconds : null;
+    const id = await insertedId(
+      this.ctx.db,
+      this.ctx.db.insertInto('staff_tokens').values({ staff_id: staff.id, token_hash: sha256(token), created_at: createdAt, expires_at: expiresAt, revoked_at: null } as never),
+    );
+    return { id, token, createdAt, expiresAt };
   }
 
   async revokeToken(token: string): Promise<boolean> {

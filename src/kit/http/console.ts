@@ -59,7 +59,12 @@ export async function installConsole(app: FastifyInstance, opts: ConsoleOptions)
     const accept = req.headers.accept ?? '';
     if (RESERVED.test(req.url) || !accept.includes('text/html')) return reply.callNotFound();
     const settings = escapeJson(opts.settings?.() ?? {});
-    const html = template.replace('<!--console-settings-->', `<script type="application/json" id="console-settings">${settings}</script>`);
+    // The page's language from its first paint: the browser's first language (the console then keeps the
+    // reader's own choice, from localStorage, before it renders anything).
+    const zh = /^\s*zh\b/i.test(String(req.headers['accept-language'] ?? ''));
+    const html = template
+      .replace('<!--console-settings-->', `<script type="application/json" id="console-settings">${settings}</script>`)
+      .replace('<html lang="en">', `<html lang="${zh ? 'zh-CN' : 'en'}">`);
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')

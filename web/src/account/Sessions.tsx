@@ -1,7 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Notice, formatTime, useAction } from '../shared/ui';
+import { describeUserAgent } from '../shared/user-agent';
 import { api, clear } from './session';
 import { t } from './texts';
+
+/** A session's login method in words: password, passkey, WeChat, or the provider of `oauth:<slug>` / telegram. */
+function loginMethod(m: string) {
+  const key = `method_${m}`;
+  if (m === 'password' || m === 'passkey' || m === 'wechat') return t(key);
+  if (m === 'telegram') return 'Telegram';
+  return m.startsWith('oauth:') ? providerName(m.slice(6)) : m;
+}
+const PROVIDERS: Record<string, string> = { github: 'GitHub', discord: 'Discord', oidc: 'OIDC', linuxdo: 'LinuxDO', telegram: 'Telegram' };
+export const providerName = (slug: string) => PROVIDERS[slug] ?? slug;
 
 export function SessionsPage() {
   const [list, setList] = useState<any[] | null>(null);
@@ -30,6 +41,7 @@ export function SessionsPage() {
       {!list ? (
         <p>{t('loading')}</p>
       ) : (
+        <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="sessions-title">
         <table>
           <thead>
             <tr>
@@ -45,9 +57,12 @@ export function SessionsPage() {
             {list.map((s) => (
               <tr data-sid={s.sid} data-current={s.current ? 'true' : 'false'}>
                 <td>
-                  {s.current && <span class="badge on">{t('this_device')}</span>} <span class="muted">{s.user_agent || '—'}</span>
+                  {s.current && <span class="badge on">{t('this_device')}</span>}{' '}
+                  <span class="ua" title={s.user_agent || undefined}>
+                    {s.user_agent ? describeUserAgent(s.user_agent, { on: (browser, os) => t('ua_on', { browser, os }), unknown: t('ua_unknown') }) : '—'}
+                  </span>
                 </td>
-                <td>{s.login_method}</td>
+                <td>{loginMethod(s.login_method)}</td>
                 <td>{s.ip}</td>
                 <td>{formatTime(s.created_at)}</td>
                 <td>{formatTime(s.last_active_at)}</td>
@@ -60,6 +75,7 @@ export function SessionsPage() {
             ))}
           </tbody>
         </table>
+        </div>
       )}
       <p>
         <button type="button" class="danger" disabled={busy || (list ?? []).length < 2} onClick={revokeOthers}>

@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import '../shared/style.css';
 import { LangSwitch, navigate, useRoute } from '../shared/ui';
 import { useLang } from '../shared/i18n';
+import { ThemeSwitch } from '../shared/theme';
 import { logout, restore, useSession } from './session';
 import { t } from './texts';
 import { LoginPage } from './Login';
@@ -57,6 +58,7 @@ function App() {
         <h1>{t('title')}</h1>
         {session.user && <span>{t('signed_in_as', { name: session.user.username })}</span>}
         <LangSwitch />
+        <ThemeSwitch />
         {session.token && (
           <button type="button" class="secondary" onClick={() => logout().then(() => navigate('/login'))}>
             {t('logout')}

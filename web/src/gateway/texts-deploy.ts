@@ -4,7 +4,7 @@ import type { Dict } from '../shared/i18n';
 export const deployTexts: Dict = {
   deployments: { en: 'Deployments', zh: '模型部署' },
   dep_new: { en: 'New deployment', zh: '新建部署' },
-  dep_off: { en: 'io.net deployments are off. Enable them with `npm run cli -- deployment-settings --enabled true` (the API key is read from standard input).', zh: 'io.net 部署未启用。请用 `npm run cli -- deployment-settings --enabled true` 启用（API 密钥从标准输入读取）。' },
+  dep_off: { en: 'io.net deployments are off. A root staff member turns them on and sets the API key under Settings → io.net deployments.', zh: 'io.net 部署未启用。root 员工可在“设置 → io.net 部署”中启用并设置 API 密钥。' },
   dep_keyword: { en: 'Name contains', zh: '名称包含' },
   dep_name: { en: 'Deployment name', zh: '部署名称' },
   dep_image: { en: 'Container image', zh: '容器镜像' },

@@ -3,16 +3,22 @@ import { opsTexts } from './texts-ops';
 import { deployTexts } from './texts-deploy';
 import { relayTexts } from './texts-relay';
 import { channelTexts } from './texts-channels';
+import { staffTexts } from './texts-staff';
+import { edgeTexts } from './texts-edge';
+import { settingsTexts } from './texts-settings';
 
 export const t = translator({
   ...opsTexts,
   ...deployTexts,
   ...relayTexts,
   ...channelTexts,
+  ...staffTexts,
+  ...edgeTexts,
+  ...settingsTexts,
   title: { en: 'Gateway console', zh: '网关控制台' },
   sign_in: { en: 'Staff sign-in', zh: '员工登录' },
   token: { en: 'Staff token', zh: '员工令牌' },
-  token_hint: { en: 'Issued by: npm run cli -- token create --staff NAME', zh: '由 npm run cli -- token create --staff NAME 签发' },
+  token_hint: { en: 'Issued by: {command}', zh: '由 {command} 签发' },
   continue: { en: 'Sign in', zh: '登录' },
   sign_out: { en: 'Sign out', zh: '退出' },
   channels: { en: 'Channels', zh: '渠道' },

@@ -7,6 +7,8 @@ type Listener = () => void;
 const listeners = new Set<Listener>();
 const stored = typeof localStorage !== 'undefined' ? localStorage.getItem('console.lang') : null;
 export const lang = { value: (stored === 'zh' || stored === 'en' ? stored : navigator.language.startsWith('zh') ? 'zh' : 'en') as Lang };
+// From the first paint: the page's language is the one its texts are in (screen readers, fonts, hyphenation).
+if (typeof document !== 'undefined') document.documentElement.lang = lang.value === 'zh' ? 'zh-CN' : 'en';
 
 export function setLang(l: Lang) {
   lang.value = l;

@@ -5,7 +5,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { lang, setLang, useLang } from './i18n';
 
-export function Field(props: { label: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+export function Field(props: { label: string; hint?: ComponentChildren } & InputHTMLAttributes<HTMLInputElement>) {
   const id = useId();
   const { label, hint, ...input } = props;
   return (
@@ -69,6 +69,26 @@ export function FormActions(props: { error: unknown; submit: string; disabled?: 
           {props.cancel}
         </button>
       </div>
+    </>
+  );
+}
+
+/**
+ * A translated sentence with commands kept as they are in any language: translate it with each command's
+ * placeholder filled by `CODE` (t('hint', { command: CODE })), and each CODE becomes the next of `codes`, in a
+ * code element.
+ */
+export const CODE = '\u0000';
+export function CodeText({ text, codes }: { text: string; codes: string[] }) {
+  const parts = text.split(CODE);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <>
+          {part}
+          {i < parts.length - 1 && <code>{codes[i]}</code>}
+        </>
+      ))}
     </>
   );
 }

@@ -1,0 +1,104 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBox, Field, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
+import { api } from '../session';
+import { t } from '../texts';
+import { OWNER_PATTERN } from './format';
+import { StepUpSecret } from './StepUpSecret';
+
+interface EdgeKey {
+  key_id: string;
+  owner: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** Developer keys (GS25) by owner: issued behind a step-up with the key shown once (GS26), revoked after a confirmation (GS27). */
+export function KeysPanel() {
+  const [owner, setOwner] = useState('');
+  const [shownOwner, setShownOwner] = useState('');
+  const [rows, setRows] = useState<EdgeKey[] | null>(null);
+  const [issuing, setIssuing] = useState(false);
+  const [newOwner, setNewOwner] = useState('');
+  const [notice, setNotice] = useState('');
+  const { busy, error, run } = useAction();
+  const confirm = useConfirm();
+  const load = (o = shownOwner) => run(async () => setRows(await api.call('GS25', { query: { owner: o || undefined } })));
+  useEffect(() => void load(), []);
+  const revoke = async (k: EdgeKey) => {
+    const yes = await confirm.ask({ title: t('edge_revoke_title'), message: t('edge_revoke_confirm', { id: k.key_id, owner: k.owner }), confirm: t('edge_revoke'), cancel: t('edge_cancel'), danger: true });
+    if (!yes) return;
+    await run(async () => {
+      setNotice('');
+      await api.call('GS27', { params: { key_id: k.key_id } });
+      setNotice(t('edge_revoke_done', { id: k.key_id }));
+      setRows(await api.call('GS25', { query: { owner: shownOwner || undefined } }));
+    });
+  };
+  return (
+    <section class="card" aria-labelledby="edge-keys-title" aria-busy={busy}>
+      <div class="row spread">
+        <h2 id="edge-keys-title">{t('edge_keys')}</h2>
+        <button type="button" onClick={() => (setNewOwner(shownOwner), setIssuing(true))}>
+          {t('edge_key_issue')}
+        </button>
+      </div>
+      <form class="row" role="search" onSubmit={(e) => (e.preventDefault(), setShownOwner(owner.trim()), void load(owner.trim()))}>
+        <Field label={t('edge_filter_owner')} name="owner" maxLength={64} value={owner} onInput={(e) => setOwner(e.currentTarget.value)} />
+        <button type="submit" disabled={busy}>
+          {t('edge_filter')}
+        </button>
+      </form>
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
+      {rows && rows.length === 0 && <p class="muted">{t('none')}</p>}
+      {rows && rows.length > 0 && (
+        <div class="table-scroll" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('edge_key_id')}</th>
+                <th scope="col">{t('edge_owner')}</th>
+                <th scope="col">{t('edge_created')}</th>
+                <th scope="col">{t('edge_state')}</th>
+                <th scope="col">{t('edge_actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((k) => (
+                <tr data-id={k.key_id}>
+                  <td class="mono">{k.key_id}</td>
+                  <td>{k.owner}</td>
+                  <td class="nowrap">{formatTime(k.created_at)}</td>
+                  <td>{k.revoked_at === null ? <span class="badge on">{t('edge_active')}</span> : <span class="badge off">{t('edge_revoked', { when: formatTime(k.revoked_at) })}</span>}</td>
+                  <td>
+                    {k.revoked_at === null && (
+                      <button type="button" class="link" disabled={busy} onClick={() => void revoke(k)}>
+                        {t('edge_revoke')}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {confirm.dialog}
+      {issuing && (
+        <StepUpSecret
+          title={t('edge_key_issue')}
+          shownTitle={(o) => t('edge_key_issued', { owner: o })}
+          form={<Field label={t('edge_owner')} hint={t('edge_owner_hint')} name="new_owner" required maxLength={64} pattern={OWNER_PATTERN} value={newOwner} onInput={(e) => setNewOwner(e.currentTarget.value)} />}
+          create={async (proof) => {
+            const k = await api.call('GS26', { body: { owner: newOwner.trim() }, headers: { 'x-security-proof': proof } });
+            return { owner: k.owner, secret: k.key };
+          }}
+          onClose={(created) => {
+            setIssuing(false);
+            if (created) void load();
+          }}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
+import { Dialog, ErrorBox, Field, FormActions, Notice, formatTime, useAction } from '../../shared/ui';
+import { api } from '../session';
+import { t } from '../texts';
+import { OWNER_PATTERN, usd, units } from './format';
+
+interface EdgeWallet {
+  owner: string;
+  wallet_id: string;
+  balance: number;
+  reserved: number;
+  available: number;
+  settled_runs: number;
+  settled_reserved: number;
+  settled_charged: number;
+  updated_at: number;
+}
+
+/** Adds units to an owner's wallet (GS29); one Idempotency-Key per dialog, so a repeated submit credits once. */
+function CreditDialog({ owner, onClose }: { owner: string; onClose: (w: EdgeWallet | null) => void }) {
+  const [who, setWho] = useState(owner);
+  const [amount, setAmount] = useState('');
+  const [key] = useState(() => `console-credit-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+  const { busy, error, run } = useAction();
+  const n = Number(amount);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => onClose(await api.call('GS29', { params: { owner: who.trim() }, body: { amount: n }, headers: { 'idempotency-key': key } })));
+  };
+  return (
+    <Dialog title={t('edge_credit_title')} onClose={() => onClose(null)}>
+      <form onSubmit={submit}>
+        <Field label={t('edge_owner')} hint={t('edge_owner_hint')} name="credit_owner" required maxLength={64} pattern={OWNER_PATTERN} readOnly={!!owner} value={who} onInput={(e) => setWho(e.currentTarget.value)} />
+        <Field
+          label={t('edge_amount')}
+          hint={Number.isSafeInteger(n) && n > 0 ? t('edge_amount_usd', { usd: usd(n) }) : t('edge_units_hint')}
+          name="amount"
+          type="number"
+          min={1}
+          step={1}
+          required
+          value={amount}
+          onInput={(e) => setAmount(e.currentTarget.value)}
+        />
+        <FormActions error={error} submit={t('edge_credit')} disabled={busy} cancel={t('edge_cancel')} onCancel={() => onClose(null)} />
+      </form>
+    </Dialog>
+  );
+}
+
+/** Every owner's wallet (GS28): balance, reserved, available, settled calls and what they were charged; credited in a dialog. */
+export function WalletsPanel() {
+  const [rows, setRows] = useState<EdgeWallet[] | null>(null);
+  const [crediting, setCrediting] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const { busy, error, run } = useAction();
+  const load = () => run(async () => setRows(await api.call('GS28')));
+  useEffect(() => void load(), []);
+  const money = (n: number) => <span title={`${usd(n)} USD`}>{units(n)}</span>;
+  return (
+    <section class="card" aria-labelledby="edge-wallets-title" aria-busy={busy}>
+      <div class="row spread">
+        <h2 id="edge-wallets-title">{t('edge_wallets')}</h2>
+        <button type="button" onClick={() => (setNotice(''), setCrediting(''))}>
+          {t('edge_credit')}
+        </button>
+      </div>
+      <p class="muted">{t('edge_units_hint')}</p>
+      {notice && <Notice>{notice}</Notice>}
+      <ErrorBox error={error} />
+      {rows && rows.length === 0 && <p class="muted">{t('none')}</p>}
+      {rows && rows.length > 0 && (
+        <div class="table-scroll" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('edge_owner')}</th>
+                <th scope="col">{t('edge_balance')}</th>
+                <th scope="col">{t('edge_reserved')}</th>
+                <th scope="col">{t('edge_available')}</th>
+                <th scope="col">{t('edge_settled')}</th>
+                <th scope="col">{t('edge_charged')}</th>
+                <th scope="col">{t('edge_actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((w) => (
+                <tr data-id={w.owner} title={formatTime(w.updated_at)}>
+                  <td>{w.owner}</td>
+                  <td class="num">{money(w.balance)}</td>
+                  <td class="num">{money(w.reserved)}</td>
+                  <td class="num">{money(w.available)}</td>
+                  <td class="num">{units(w.settled_runs)}</td>
+                  <td class="num">{money(w.settled_charged)}</td>
+                  <td>
+                    <button type="button" class="link" onClick={() => (setNotice(''), setCrediting(w.owner))}>
+                      {t('edge_credit')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {crediting !== null && (
+        <CreditDialog
+          owner={crediting}
+          onClose={(w) => {
+            setCrediting(null);
+            if (w) {
+              setNotice(t('edge_credit_done', { owner: w.owner, balance: units(w.balance) }));
+              void load();
+            }
+          }}
+        />
+      )}
+    </section>
+  );
+}
