@@ -19,8 +19,8 @@ describe('relay limits: deadlines, caps and back-pressure [sqlite]', () => {
   before(async () => {
     up = await startFakeUpstream({
       'POST /ok/v1/chat/completions': ok,
-      // Headers only after 2 s: past the first-byte deadline.
-      'POST /stall/v1/chat/completions': (r, res) => void setTimeout(() => ok(r, res), 2000),
+      // Headers only after 5 s: past the first-byte deadline.
+      'POST /stall/v1/chat/completions': (r, res) => void setTimeout(() => ok(r, res), 5000),
       // One chunk, then silence: past the idle deadline once output began.
       'POST /quiet/v1/chat/completions': (_r, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -65,7 +65,8 @@ describe('relay limits: deadlines, caps and back-pressure [sqlite]', () => {
     const r = await relay(s.url, '/chat/completions', chat('first-byte'));
     assert.equal(streamedText(r.events), 'fine');
     assert.deepEqual(r.summary.attempts.map((a: any) => a.error_code), ['relay_upstream_timeout', null]);
-    assert.ok(r.summary.total_ms < 1500, `took ${r.summary.total_ms} ms`);
+    // Well before the stalled channel would have answered (a loaded machine may take a second or two).
+    assert.ok(r.summary.total_ms < 4500, `took ${r.summary.total_ms} ms`);
   });
 
   test('silence after output began ends the stream with an error event, not another channel', async () => {

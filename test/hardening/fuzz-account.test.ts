@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { accountOperations } from '../../src/account/app.js';
 import { aliasRoutes } from '../../src/contract/coverage.js';
 import type { RegisteredOperation } from '../../src/contract/registry.js';
-import { ROLE } from '../../src/account/db.js';
+import { ROLE, USER_STATUS } from '../../src/account/db.js';
 import { SESSION_SECRET, startAccount, type AccountServer } from '../helpers/account.js';
 import type { Browser } from '../helpers/http.js';
 import { enrolTotp } from '../account/twofactor-helpers.js';
@@ -83,7 +83,9 @@ for (const variant of fuzzVariants()) {
         logText: () => s.log.text(),
         known: { id: customerId },
         // A case may have logged the session out or revoked it: sign in again before the next operation.
-        async afterOperation(_op, identity) {
+        async afterOperation(op, identity) {
+          // AS08 may have disabled the known customer (the admin's manage): enable it again.
+          if (op.spec.id === 'AS08') await (s.ctx.database.db as any).updateTable('users').set({ status: USER_STATUS.enabled }).where('id', '=', customerId).execute();
           if (!('login' in identity)) return;
           const who = identity as ReturnType<typeof browserIdentity>;
           const r = await who.b.get('/api/user/2fa/status');

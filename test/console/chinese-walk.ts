@@ -13,8 +13,9 @@ import { channelTypes } from '../../web/src/generated/gateway-api.js';
 
 // Every page of both consoles in Chinese, signed in as root with data enough for rows in the tables and the
 // dialogs: no visible English that is not a name or a code (catalog messages included: the API answers in
-// Chinese). Then once in the dark theme (the system's preference) and once at a phone's width (390 px, no
-// page-wide sideways scroll). A new page is one line of PAGES.
+// Chinese). The walk runs at a desktop's width in the light theme (chinese-walk-desktop.test.ts) and at a
+// phone's width in the dark theme (chinese-walk-phone.test.ts: no page-wide sideways scroll, the dark
+// background), one file each so that they run side by side. A new page is one line of PAGES.
 let acc: AccountServer;
 let gw: GatewayServer;
 let up: FakeUpstream;
@@ -104,7 +105,7 @@ const NAMES = ['new-api', 'root', 'tess', 'alpha', 'broken', 'multi', 'team-a', 
 /** The sessions' user agents (the browser's, and node's for the session the API opened), and their names. */
 const AGENTS = ['node', 'Node.js', 'Chrome', 'Linux'];
 
-before(async () => {
+async function setUp() {
   if (skip) return;
   acc = await startAccount({ name: 'sqlite' }, { env: { PASSKEY_ENABLED: 'true', PASSKEY_RP_ID: 'localhost', PASSKEY_ORIGINS: 'http://localhost', GITHUB_CLIENT_ID: 'gh-client', GITHUB_CLIENT_SECRET: 'gh-secret-value' } });
   origin = acc.url.replace('127.0.0.1', 'localhost');
@@ -136,16 +137,16 @@ before(async () => {
   assert.equal((await relay(gw.url, '/chat/completions', { model: 'claude-x', messages: [{ role: 'user', content: 'hi' }] })).status, 500);
   await gw.relay.log.flush();
   await gw.services.deployments.setSettings({ apiKey: 'ionet-walk-key-0123456789', enabled: true });
-});
+}
 
-after(async () => {
+async function tearDown() {
   if (skip) return;
   await acc.close();
   await gw.close();
   await up.close();
-});
+}
 
-interface Variant {
+export interface Variant {
   name: string;
   width: number;
   colorScheme: 'light' | 'dark';
@@ -211,13 +212,10 @@ async function walk(browser: Browser, v: Variant) {
   return problems;
 }
 
-const VARIANTS: Variant[] = process.env.WALK_ONLY ? [{ name: process.env.WALK_ONLY, width: process.env.WALK_ONLY.endsWith('390') ? 390 : 1280, colorScheme: process.env.WALK_ONLY.includes('dark') ? 'dark' : 'light' }] : [
-  { name: 'zh', width: 1280, colorScheme: 'light' },
-  { name: 'zh-dark', width: 1280, colorScheme: 'dark' },
-  { name: 'zh-390', width: 390, colorScheme: 'light' },
-];
-
-for (const v of VARIANTS) {
+/** Registers the set-up and the walk of one variant in the calling test file. */
+export function walkInChinese(v: Variant) {
+  before(setUp);
+  after(tearDown);
   test(`every console page in Chinese (${v.name}): no English left but names and codes`, { skip }, async () => {
     const browser = await launch();
     try {
