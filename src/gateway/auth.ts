@@ -51,6 +51,12 @@ export function staffOf(req: FastifyRequest): StaffIdentity {
   return req.gatewayIdentity;
 }
 
+/** The step-up proof the caller sent (`X-Security-Proof`, issued by GS01), or undefined when absent or blank. */
+export function securityProofOf(req: FastifyRequest): string | undefined {
+  const header = req.headers['x-security-proof'];
+  return typeof header === 'string' ? header.trim() || undefined : undefined;
+}
+
 /** A permission check inside a handler (for example G03's sensitive fields). */
 export function requirePermission(req: FastifyRequest, permission: string) {
   if (!staffOf(req).permissions.has(permission)) throw new AppError('GW_FORBIDDEN', { params: { permission } });

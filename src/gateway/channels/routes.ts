@@ -3,7 +3,7 @@ import { implement } from '../../contract/types.js';
 import { AppError } from '../../kit/http/errors.js';
 import { jsonWithRaw, ok } from '../../kit/http/envelope.js';
 import type { FastifyReply } from 'fastify';
-import { requirePermission, staffOf } from '../auth.js';
+import { requirePermission, securityProofOf, staffOf } from '../auth.js';
 import type { GatewayContext } from '../context.js';
 import { once } from '../idempotency.js';
 import { KEY_READ_SCOPE, type ProofService } from '../staff/proofs.js';
@@ -219,8 +219,7 @@ export function channelRoutes(ctx: GatewayContext, channels: ChannelService, pro
       noStore: true,
       handler: async (req) => {
         const actor = staffOf(req);
-        const header = req.headers['x-security-proof'];
-        await proofs.consume(typeof header === 'string' ? header.trim() : undefined, actor.id, KEY_READ_SCOPE, req.params.id);
+        await proofs.consume(securityProofOf(req), actor.id, KEY_READ_SCOPE, req.params.id);
         return ok(await channels.revealKey(actor, req.params.id));
       },
     }),

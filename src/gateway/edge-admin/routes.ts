@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { implement, NoData, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { GatewayContext } from '../context.js';
-import { staffOf } from '../auth.js';
+import { securityProofOf, staffOf } from '../auth.js';
 import { once } from '../idempotency.js';
 import { STAFF_SECRET_SCOPE, type ProofService } from '../staff/proofs.js';
 import type { EdgeAdminService } from './service.js';
@@ -37,10 +38,7 @@ function hostOf(url: string) {
 /** GS22–GS34: the edge's public models, keys, wallets, usage and webhooks (root staff; the edge served here). */
 export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, proofs: ProofService): OperationImpl<any>[] {
   /** A secret is answered once: a fresh step-up proof of scope StaffSecret (GS01) is consumed first. */
-  const stepUp = async (req: { headers: Record<string, unknown> }, staffId: number) => {
-    const header = req.headers['x-security-proof'];
-    await proofs.consume(typeof header === 'string' ? header.trim() : undefined, staffId, STAFF_SECRET_SCOPE, 0);
-  };
+  const stepUp = (req: FastifyRequest, staffId: number) => proofs.consume(securityProofOf(req), staffId, STAFF_SECRET_SCOPE, 0);
   return [
     implement('GS22', {
       data: EdgeStatusData,

@@ -1,7 +1,6 @@
 import { implement, NoData, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
-import type { FastifyRequest } from 'fastify';
-import { staffOf } from '../auth.js';
+import { securityProofOf, staffOf } from '../auth.js';
 import type { StaffAdminService } from './admin-service.js';
 import {
   AuditPage,
@@ -25,11 +24,6 @@ import { Type } from '@sinclair/typebox';
 const NOT_FOUND = ['STAFF_NOT_FOUND'];
 /** What a step-up before a secret may answer (GS11, GS14). */
 const STEP_UP = ['STAFF_STEP_UP_NOT_ENROLLED', 'GW_PROOF_REQUIRED', 'GW_PROOF_INVALID', 'GATEWAY_SEALING_KEY_CHANGED'];
-
-function proofOf(req: FastifyRequest): string | undefined {
-  const header = req.headers['x-security-proof'];
-  return typeof header === 'string' ? header.trim() || undefined : undefined;
-}
 
 /** GS06–GS15: staff, tokens, TOTP and the audit log for root, from the console. */
 export function staffAdminRoutes(admin: StaffAdminService): OperationImpl<any>[] {
@@ -71,7 +65,7 @@ export function staffAdminRoutes(admin: StaffAdminService): OperationImpl<any>[]
       schema: { params: StaffIdParams, body: StaffTokenIssueBody },
       bodyMayBeAbsent: true,
       noStore: true,
-      handler: async (req) => ok(await admin.issueToken(staffOf(req), req.params.id, req.body.ttl_seconds, proofOf(req))),
+      handler: async (req) => ok(await admin.issueToken(staffOf(req), req.params.id, req.body.ttl_seconds, securityProofOf(req))),
     }),
     implement('GS12', {
       data: NoData,
@@ -94,7 +88,7 @@ export function staffAdminRoutes(admin: StaffAdminService): OperationImpl<any>[]
       schema: { params: StaffIdParams },
       bodyMayBeAbsent: true,
       noStore: true,
-      handler: async (req) => ok(await admin.enrollTotp(staffOf(req), req.params.id, proofOf(req))),
+      handler: async (req) => ok(await admin.enrollTotp(staffOf(req), req.params.id, securityProofOf(req))),
     }),
     implement('GS15', {
       data: AuditPage,

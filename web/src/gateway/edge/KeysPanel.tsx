@@ -1,16 +1,13 @@
+import type { Operations } from '../../generated/gateway-api';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
+import { EdgeTable } from './EdgeTable';
 import { OWNER_PATTERN } from './format';
 import { StepUpSecret } from './StepUpSecret';
 
-interface EdgeKey {
-  key_id: string;
-  owner: string;
-  created_at: number;
-  revoked_at: number | null;
-}
+type EdgeKey = Operations['GS25']['data'][number];
 
 /** Developer keys (GS25) by owner: issued behind a step-up with the key shown once (GS26), revoked after a confirmation (GS27). */
 export function KeysPanel() {
@@ -50,39 +47,25 @@ export function KeysPanel() {
       </form>
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
-      {rows && rows.length === 0 && <p class="muted">{t('none')}</p>}
-      {rows && rows.length > 0 && (
-        <div class="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('edge_key_id')}</th>
-                <th scope="col">{t('edge_owner')}</th>
-                <th scope="col">{t('edge_created')}</th>
-                <th scope="col">{t('edge_state')}</th>
-                <th scope="col">{t('edge_actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((k) => (
-                <tr data-id={k.key_id}>
-                  <td class="mono">{k.key_id}</td>
-                  <td>{k.owner}</td>
-                  <td class="nowrap">{formatTime(k.created_at)}</td>
-                  <td>{k.revoked_at === null ? <span class="badge on">{t('edge_active')}</span> : <span class="badge off">{t('edge_revoked', { when: formatTime(k.revoked_at) })}</span>}</td>
-                  <td>
-                    {k.revoked_at === null && (
-                      <button type="button" class="link" disabled={busy} onClick={() => void revoke(k)}>
-                        {t('edge_revoke')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <EdgeTable
+        rows={rows}
+        head={[t('edge_key_id'), t('edge_owner'), t('edge_created'), t('edge_state'), t('edge_actions')]}
+        row={(k) => (
+          <tr data-id={k.key_id}>
+            <td class="mono">{k.key_id}</td>
+            <td>{k.owner}</td>
+            <td class="nowrap">{formatTime(k.created_at)}</td>
+            <td>{k.revoked_at === null ? <span class="badge on">{t('edge_active')}</span> : <span class="badge off">{t('edge_revoked', { when: formatTime(k.revoked_at) })}</span>}</td>
+            <td>
+              {k.revoked_at === null && (
+                <button type="button" class="link" disabled={busy} onClick={() => void revoke(k)}>
+                  {t('edge_revoke')}
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       {confirm.dialog}
       {issuing && (
         <StepUpSecret

@@ -1,18 +1,12 @@
+import type { Operations } from '../../generated/gateway-api';
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog, ErrorBox, Field, FormActions, Notice, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
+import { EdgeTable } from './EdgeTable';
 import { usd, units } from './format';
 
-export interface EdgeModel {
-  public_model_id: string;
-  reserve_amount: number;
-  gateway_model: string | null;
-  group: string;
-  overdraft: number;
-  enabled: boolean;
-  updated_at: number;
-}
+export type EdgeModel = Operations['GS23']['data'][number];
 
 /** Create or change one public model (GS24); the id cannot change once saved. */
 function ModelDialog({ model, onClose }: { model: EdgeModel | null; onClose: (saved: boolean) => void }) {
@@ -76,50 +70,34 @@ export function ModelsPanel() {
       </div>
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
-      {rows && rows.length === 0 && <p class="muted">{t('none')}</p>}
-      {rows && rows.length > 0 && (
-        <div class="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('edge_model_id')}</th>
-                <th scope="col">{t('edge_reserve')}</th>
-                <th scope="col">{t('edge_gateway_model')}</th>
-                <th scope="col">{t('edge_group')}</th>
-                <th scope="col">{t('edge_overdraft')}</th>
-                <th scope="col">{t('edge_state')}</th>
-                <th scope="col">{t('edge_actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((m) => (
-                <tr data-id={m.public_model_id}>
-                  <td class="mono">{m.public_model_id}</td>
-                  <td class="num" title={`${usd(m.reserve_amount)} USD`}>
-                    {units(m.reserve_amount)}
-                  </td>
-                  <td class="mono">{m.gateway_model ?? <span class="muted">{t('edge_same_as_public')}</span>}</td>
-                  <td>{m.group}</td>
-                  <td class="num">{units(m.overdraft)}</td>
-                  <td>
-                    <span class={`badge ${m.enabled ? 'on' : 'off'}`}>{m.enabled ? t('edge_enabled') : t('edge_disabled')}</span>
-                  </td>
-                  <td>
-                    <div class="row">
-                      <button type="button" class="link" onClick={() => setEditing(m)}>
-                        {t('edge_edit')}
-                      </button>
-                      <button type="button" class="link" disabled={busy} onClick={() => toggle(m)}>
-                        {m.enabled ? t('edge_disable') : t('edge_enable')}
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <EdgeTable
+        rows={rows}
+        head={[t('edge_model_id'), t('edge_reserve'), t('edge_gateway_model'), t('edge_group'), t('edge_overdraft'), t('edge_state'), t('edge_actions')]}
+        row={(m) => (
+          <tr data-id={m.public_model_id}>
+            <td class="mono">{m.public_model_id}</td>
+            <td class="num" title={`${usd(m.reserve_amount)} USD`}>
+              {units(m.reserve_amount)}
+            </td>
+            <td class="mono">{m.gateway_model ?? <span class="muted">{t('edge_same_as_public')}</span>}</td>
+            <td>{m.group}</td>
+            <td class="num">{units(m.overdraft)}</td>
+            <td>
+              <span class={`badge ${m.enabled ? 'on' : 'off'}`}>{m.enabled ? t('edge_enabled') : t('edge_disabled')}</span>
+            </td>
+            <td>
+              <div class="row">
+                <button type="button" class="link" onClick={() => setEditing(m)}>
+                  {t('edge_edit')}
+                </button>
+                <button type="button" class="link" disabled={busy} onClick={() => toggle(m)}>
+                  {m.enabled ? t('edge_disable') : t('edge_enable')}
+                </button>
+              </div>
+            </td>
+          </tr>
+        )}
+      />
       {editing && (
         <ModelDialog
           model={editing === 'new' ? null : editing}

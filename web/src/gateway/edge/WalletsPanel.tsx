@@ -1,20 +1,12 @@
+import type { Operations } from '../../generated/gateway-api';
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog, ErrorBox, Field, FormActions, Notice, formatTime, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
+import { EdgeTable } from './EdgeTable';
 import { OWNER_PATTERN, usd, units } from './format';
 
-interface EdgeWallet {
-  owner: string;
-  wallet_id: string;
-  balance: number;
-  reserved: number;
-  available: number;
-  settled_runs: number;
-  settled_reserved: number;
-  settled_charged: number;
-  updated_at: number;
-}
+type EdgeWallet = Operations['GS28']['data'][number];
 
 /** Adds units to an owner's wallet (GS29); one Idempotency-Key per dialog, so a repeated submit credits once. */
 function CreditDialog({ owner, onClose }: { owner: string; onClose: (w: EdgeWallet | null) => void }) {
@@ -68,41 +60,25 @@ export function WalletsPanel() {
       <p class="muted">{t('edge_units_hint')}</p>
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
-      {rows && rows.length === 0 && <p class="muted">{t('none')}</p>}
-      {rows && rows.length > 0 && (
-        <div class="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('edge_owner')}</th>
-                <th scope="col">{t('edge_balance')}</th>
-                <th scope="col">{t('edge_reserved')}</th>
-                <th scope="col">{t('edge_available')}</th>
-                <th scope="col">{t('edge_settled')}</th>
-                <th scope="col">{t('edge_charged')}</th>
-                <th scope="col">{t('edge_actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((w) => (
-                <tr data-id={w.owner} title={formatTime(w.updated_at)}>
-                  <td>{w.owner}</td>
-                  <td class="num">{money(w.balance)}</td>
-                  <td class="num">{money(w.reserved)}</td>
-                  <td class="num">{money(w.available)}</td>
-                  <td class="num">{units(w.settled_runs)}</td>
-                  <td class="num">{money(w.settled_charged)}</td>
-                  <td>
-                    <button type="button" class="link" onClick={() => (setNotice(''), setCrediting(w.owner))}>
-                      {t('edge_credit')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <EdgeTable
+        rows={rows}
+        head={[t('edge_owner'), t('edge_balance'), t('edge_reserved'), t('edge_available'), t('edge_settled'), t('edge_charged'), t('edge_actions')]}
+        row={(w) => (
+          <tr data-id={w.owner} title={formatTime(w.updated_at)}>
+            <td>{w.owner}</td>
+            <td class="num">{money(w.balance)}</td>
+            <td class="num">{money(w.reserved)}</td>
+            <td class="num">{money(w.available)}</td>
+            <td class="num">{units(w.settled_runs)}</td>
+            <td class="num">{money(w.settled_charged)}</td>
+            <td>
+              <button type="button" class="link" onClick={() => (setNotice(''), setCrediting(w.owner))}>
+                {t('edge_credit')}
+              </button>
+            </td>
+          </tr>
+        )}
+      />
       {crediting !== null && (
         <CreditDialog
           owner={crediting}

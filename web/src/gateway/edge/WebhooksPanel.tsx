@@ -1,17 +1,13 @@
+import type { Operations } from '../../generated/gateway-api';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
+import { EdgeTable } from './EdgeTable';
 import { OWNER_PATTERN } from './format';
 import { StepUpSecret } from './StepUpSecret';
 
-interface EdgeWebhook {
-  endpoint_id: string;
-  owner: string;
-  url: string;
-  created_at: number;
-  removed_at: number | null;
-}
+type EdgeWebhook = Operations['GS31']['data'][number];
 
 /** Replays past events (GS34): one by id, or every one from a sequence number on. */
 function Replay() {
@@ -75,41 +71,27 @@ export function WebhooksPanel() {
       </div>
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
-      {rows && rows.length === 0 && <p class="muted">{t('none')}</p>}
-      {rows && rows.length > 0 && (
-        <div class="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('edge_owner')}</th>
-                <th scope="col">{t('edge_url')}</th>
-                <th scope="col">{t('edge_created')}</th>
-                <th scope="col">{t('edge_state')}</th>
-                <th scope="col">{t('edge_actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((w) => (
-                <tr data-id={w.endpoint_id}>
-                  <td>{w.owner}</td>
-                  <td class="mono" title={`${t('edge_endpoint')}: ${w.endpoint_id}`}>
-                    {w.url}
-                  </td>
-                  <td class="nowrap">{formatTime(w.created_at)}</td>
-                  <td>{w.removed_at === null ? <span class="badge on">{t('edge_active')}</span> : <span class="badge off">{t('edge_removed', { when: formatTime(w.removed_at) })}</span>}</td>
-                  <td>
-                    {w.removed_at === null && (
-                      <button type="button" class="link" disabled={busy} onClick={() => void remove(w)}>
-                        {t('edge_remove')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <EdgeTable
+        rows={rows}
+        head={[t('edge_owner'), t('edge_url'), t('edge_created'), t('edge_state'), t('edge_actions')]}
+        row={(w) => (
+          <tr data-id={w.endpoint_id}>
+            <td>{w.owner}</td>
+            <td class="mono" title={`${t('edge_endpoint')}: ${w.endpoint_id}`}>
+              {w.url}
+            </td>
+            <td class="nowrap">{formatTime(w.created_at)}</td>
+            <td>{w.removed_at === null ? <span class="badge on">{t('edge_active')}</span> : <span class="badge off">{t('edge_removed', { when: formatTime(w.removed_at) })}</span>}</td>
+            <td>
+              {w.removed_at === null && (
+                <button type="button" class="link" disabled={busy} onClick={() => void remove(w)}>
+                  {t('edge_remove')}
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <Replay />
       {confirm.dialog}
       {adding && (
