@@ -69,9 +69,9 @@ export function registerAffinityCommands(program: Command, withAffinity: WithAff
       } catch {
         throw new Error('the settings are not JSON');
       }
-      const { parseSettings, saveSettings } = await import('./settings.js');
+      const { parseSettings } = await import('./settings.js');
       const settings = await readable(() => parseSettings(json));
-      await withAffinity((ctx) => saveSettings(ctx, settings));
+      await withAffinity((_ctx, affinity) => affinity.saveSettings(settings));
       console.log(`stored: enabled=${settings.enabled}, ${settings.rules.length} rules`);
     });
   cmd.command('show').description('print the settings and the cache statistics (G62)').action(async () => {

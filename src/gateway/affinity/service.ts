@@ -3,7 +3,7 @@ import { AppError } from '../../kit/http/errors.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { USAGE_FIELDS, type AffinityCache, type UsageCounters } from './cache.js';
-import { loadSettings, type AffinityRule, type AffinitySettings, type KeySource } from './settings.js';
+import { loadSettings, saveSettings, type AffinityRule, type AffinitySettings, type KeySource } from './settings.js';
 
 /** What a relay knows about one request when it asks for, or records, an affinity (the write path's input). */
 export interface RelayRequest {
@@ -93,8 +93,9 @@ export class AffinityService {
     return loadSettings(this.ctx);
   }
 
-  /** The settings were stored by this process: the relay reads them again on its next call. */
-  settingsChanged() {
+  /** Stores validated settings; this process's relay reads them again on its next call. */
+  async saveSettings(settings: AffinitySettings) {
+    await saveSettings(this.ctx, settings);
     this.loaded = null;
   }
 

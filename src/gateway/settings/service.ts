@@ -1,7 +1,7 @@
 import { AppError } from '../../kit/http/errors.js';
 import { audited, type Actor } from '../audit/store.js';
 import type { AffinityService } from '../affinity/service.js';
-import { parseSettings, saveSettings } from '../affinity/settings.js';
+import { parseSettings } from '../affinity/settings.js';
 import type { GatewayContext } from '../context.js';
 import type { DeploymentService } from '../deployments/service.js';
 import { readDeploymentSettings } from '../deployments/settings.js';
@@ -65,8 +65,7 @@ export class SettingsService {
     const rules = (body as { rules?: unknown })?.rules;
     return audited(this.ctx.db, actor, 'GS20', null, { rules: Array.isArray(rules) ? rules.length : 0 }, async () => {
       const settings = parseSettings(body);
-      await saveSettings(this.ctx, settings);
-      this.affinity.settingsChanged();
+      await this.affinity.saveSettings(settings);
       return settings;
     }, (s) => ({ ok: true, enabled: s.enabled, rule_names: s.rules.map((r) => r.name) }));
   }
