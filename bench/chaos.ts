@@ -21,10 +21,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { signWorkloadToken } from '../src/kit/crypto/workload-token.js';
-import { BENCH_DIR, LOAD, startChild, type ServerChild } from './lib.js';
+import { BENCH_DIR, LOAD, startChild, type ServerChild, runWhenMain } from './lib.js';
 import { ensurePortkeyInstalled } from './relay.js';
 
 const PEER_DIR = path.join(BENCH_DIR, 'peers', 'portkey');
@@ -214,15 +213,4 @@ export async function chaosBench(): Promise<string[]> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  chaosBench().then(
-    (lines) => {
-      console.log(lines.join('\n'));
-      process.exit();
-    },
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, chaosBench);

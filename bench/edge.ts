@@ -25,7 +25,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { migrate, openDatabase } from '../src/kit/db/index.js';
@@ -35,7 +34,7 @@ import { KeyService } from '../src/edge/keys/service.js';
 import { edgeMigrations } from '../src/edge/migrations/index.js';
 import { setModel } from '../src/edge/models/store.js';
 import { credit } from '../src/edge/wallets/store.js';
-import { alternate, BENCH_DIR, combine, dropSchema, HEADER, LOAD, measureFor, row, startChild, stealMeter, type BenchRequest, type Figures, type ServerChild, type Slice } from './lib.js';
+import { alternate, BENCH_DIR, combine, dropSchema, HEADER, LOAD, measureFor, row, startChild, stealMeter, type BenchRequest, type Figures, type ServerChild, type Slice, runWhenMain } from './lib.js';
 import { judge, verdictLines, type Verdict } from './targets.js';
 
 const ROUNDS = Number(process.env.BENCH_EDGE_ROUNDS ?? LOAD.rounds);
@@ -286,15 +285,4 @@ export async function edgeBench(): Promise<string[]> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  edgeBench().then(
-    (lines) => {
-      console.log(lines.join('\n'));
-      process.exit();
-    },
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, edgeBench);

@@ -273,3 +273,18 @@ export async function dropSchema(url: string, name: string) {
     await client.end();
   }
 }
+
+/** Runs a bench section and prints its lines when its file is the one started (`tsx bench/relay.ts`). */
+export function runWhenMain(moduleUrl: string, bench: () => Promise<string[]>) {
+  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  bench().then(
+    (lines) => {
+      console.log(lines.join('\n'));
+      process.exit();
+    },
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

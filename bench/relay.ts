@@ -15,10 +15,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { signWorkloadToken } from '../src/kit/crypto/workload-token.js';
-import { alternate, BENCH_DIR, combine, HEADER, LOAD, measureFor, row, startChild, stealMeter, type Figures, type ServerChild, type Slice } from './lib.js';
+import { alternate, BENCH_DIR, combine, HEADER, LOAD, measureFor, row, startChild, stealMeter, type Figures, type ServerChild, type Slice, runWhenMain } from './lib.js';
 import { judge, verdictLines, type Verdict } from './targets.js';
 
 const PEER_DIR = path.join(BENCH_DIR, 'peers', 'portkey');
@@ -188,15 +187,4 @@ export async function relayBench(): Promise<string[]> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  relayBench().then(
-    (lines) => {
-      console.log(lines.join('\n'));
-      process.exit();
-    },
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, relayBench);
