@@ -196,6 +196,10 @@ export interface RelayLogTable {
   total_ms: number;
   retries: number;
   attempts: string;
+  /** 1 when the usage was counted with the tokenizer rather than reported by the upstream. */
+  usage_counted: number;
+  /** What went wrong, for staff (the caller's message says less). */
+  error_detail: string | null;
 }
 
 export interface GatewayDB {

@@ -219,6 +219,8 @@ export const RelayLogEntry = Type.Object({
   total_ms: Int,
   retries: Int,
   attempts: Type.Array(Type.Object({ channel_id: Int, key_index: Type.Union([Int, Type.Null()]), status: Int, error_code: Type.Union([Str, Type.Null()]), ms: Int })),
+  usage_counted: Int,
+  error_detail: Type.Union([Str, Type.Null()]),
 });
 
 /** GS05: calls, tokens and cost per time bucket, by model, channel or caller. */

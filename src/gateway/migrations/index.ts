@@ -287,6 +287,14 @@ export function gatewayMigrations(dialect: DialectName): Record<string, Migratio
         await db.schema.createIndex('relay_log_channel_idx').on('relay_log').columns(['channel_id', 'created_at']).execute();
       },
     },
+    '0016_relay_log_details': {
+      async up(db: Kysely<any>) {
+        // Whether the row's usage was counted with the tokenizer (none, or none believable, came), and what
+        // went wrong in the words staff need (the caller is told less: addresses and settings stay here).
+        await db.schema.alterTable('relay_log').addColumn('usage_counted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('relay_log').addColumn('error_detail', 'text').execute();
+      },
+    },
     // Which channels came from which rows of another system (`import new-api`); numbered apart from the rest.
     '0900_import_map': importMapMigration,
   };

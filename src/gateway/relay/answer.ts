@@ -1,6 +1,7 @@
 import type { RelayUsage } from '../../contract/relay.js';
 import type { Plan } from './plan.js';
 import { textTokens } from './tokens.js';
+import { checkedUsage, type UsageCheck } from './usage.js';
 import { chatToMessages, nativeMessagesAnswer } from './wire/anthropic-caller.js';
 import { chatToGenerateContent, nativeGenerateContentAnswer } from './wire/gemini-caller.js';
 import { payloadError } from './wire/openai.js';
@@ -8,13 +9,13 @@ import { chatToResponse, responsesUsage } from './wire/responses.js';
 import type { ChatCompletion, ChatUsage, Dialect } from './wire/types.js';
 
 /** A non-streamed answer in the caller's format, with its usage; `text` and `json` are the upstream's answer. */
-export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string, text: string, json: unknown): { body: string; usage: RelayUsage } {
+export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string, text: string, json: unknown): { body: string; usage: UsageCheck } {
   const { call } = plan;
   const native = plan.native(dialect);
   if (call.format === 'embeddings') {
     const result = dialect.embeddingsResult!(json, upstreamModel);
-    const prompt = result.usage?.prompt_tokens;
-    const usage: RelayUsage = prompt ? { ...zeroUsage(), prompt_tokens: prompt, total_tokens: prompt } : { ...zeroUsage(), prompt_tokens: plan.countPrompt(), total_tokens: plan.countPrompt(), counted: true };
+    const reported = result.usage ? { prompt_tokens: result.usage.prompt_tokens, completion_tokens: 0, total_tokens: result.usage.prompt_tokens } : null;
+    const usage = usageOf(reported, plan, '');
     // OpenAI answers base64 (float32, little-endian) when asked, and its SDKs ask by default.
     if (!native && call.body.encoding_format === 'base64') {
       for (const d of result.data) if (Array.isArray(d.embedding)) d.embedding = float32Base64(d.embedding);
@@ -48,21 +49,12 @@ export function zeroUsage(): RelayUsage {
   return { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0, reasoning_tokens: 0, total_tokens: 0, counted: false };
 }
 
-/** The upstream's usage when it gave one, else counted: the prompt from the request, the completion from the text. */
-export function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): RelayUsage {
-  if (u && (u.prompt_tokens > 0 || u.completion_tokens > 0)) {
-    return {
-      prompt_tokens: u.prompt_tokens,
-      completion_tokens: u.completion_tokens,
-      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
-      reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
-      total_tokens: u.total_tokens || u.prompt_tokens + u.completion_tokens,
-      counted: false,
-    };
-  }
-  const prompt = plan.countPrompt();
-  const completion = textTokens(completionText);
-  return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true };
+/**
+ * The upstream's usage where it can be right, else counted: the prompt from the request, the completion
+ * from the text (see checkedUsage).
+ */
+export function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): UsageCheck {
+  return checkedUsage(u, plan.usageBounds(), { prompt: () => plan.countPrompt(), completion: () => textTokens(completionText) });
 }
 
 /** An embedding as OpenAI's base64 form: float32 little-endian bytes. */

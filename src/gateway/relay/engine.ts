@@ -101,7 +101,8 @@ export class RelayEngine implements RelayPort {
       const { text, json } = await sendJson(this.d.upstream, request, target, this.d.limits, call.signal);
       const { body, usage } = wholeAnswer(plan, leg.dialect, leg.upstreamModel, text, json);
       served(200);
-      const summary = this.summary(plan, leg, 200, null, usage, price, Math.round(performance.now() - startedAt), attempts, startedAt);
+      this.warnUsage(plan, leg, usage.rejected);
+      const summary = this.summary(plan, leg, 200, null, usage.usage, price, Math.round(performance.now() - startedAt), attempts, startedAt);
       this.d.log.record(summary, { caller: call.caller, format: call.format, stream: false });
       return { kind: 'json', status: 200, body, summary };
     }
@@ -112,9 +113,11 @@ export class RelayEngine implements RelayPort {
     const firstByteMs = Math.round(performance.now() - startedAt);
     let settle!: (s: RelaySummary) => void;
     const summary = new Promise<RelaySummary>((resolve) => (settle = resolve));
+    const warnUsage = this.warnUsage.bind(this);
     const finish = (status: number, errorCode: string | null) => {
       const usage = usageOf(reader.usage(), plan, reader.text());
-      const s = this.summary(plan, leg, status, errorCode, usage, price, firstByteMs, attempts, startedAt);
+      warnUsage(plan, leg, usage.rejected);
+      const s = this.summary(plan, leg, status, errorCode, usage.usage, price, firstByteMs, attempts, startedAt);
       this.d.log.record(s, { caller: call.caller, format: call.format, stream: true });
       settle(s);
     };
@@ -190,6 +193,13 @@ export class RelayEngine implements RelayPort {
     }
   }
 
+  /** Usage an upstream reported that cannot be right was replaced by the tokenizer's count: staff hear of it. */
+  private warnUsage(plan: Plan, leg: Leg, rejected: Record<string, unknown> | null) {
+    if (!rejected) return;
+    const reported = Object.fromEntries(Object.entries(rejected).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 64) : typeof v === 'object' && v !== null ? '(object)' : v]));
+    this.d.ctx.log.warn({ channelId: leg.channel.row.id, channel: leg.channel.row.name, model: plan.model, requestId: plan.call.requestId, reported }, 'relay: the upstream reported usage that cannot be right; counted with the tokenizer instead');
+  }
+
   /** A failed attempt feeds its channel's (or key's) breaker; the affinity entry naming that channel is dropped. */
   private async afterFailure(leg: Leg, f: AttemptFailure, r: RelayRequest, sticky: number | null) {
     try {
@@ -201,7 +211,7 @@ export class RelayEngine implements RelayPort {
   }
 
   private summary(plan: Plan, leg: Leg | null, status: number, errorCode: string | null, usage: RelayUsage, price: Price | null, firstByteMs: number | null, attempts: RelayAttempt[], startedAt: number): RelaySummary {
-    const cost = errorCode && usage.total_tokens === 0 ? { quota: 0, usd: 0 } : costOf(price, usage);
+    const cost = errorCode && usage.total_tokens === 0 ? { quota: 0, usd: 0 } : costOf(price, usage, errorCode === null);
     return {
       request_id: plan.call.requestId,
       model: plan.model,

@@ -74,6 +74,7 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
     instrument(registry: Registry) {
       const metrics = new RelayMetrics(registry);
       log.observer = (summary) => metrics.observe(summary);
+      log.onRejected = (rows) => metrics.rejectedLogRows(rows);
       breaker.onTransition = (to) => metrics.transition(to);
       engine.onRefused = (code, group) => metrics.refused(code, group);
     },

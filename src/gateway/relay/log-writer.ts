@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { RelayCaller, RelayFormat, RelaySummary } from '../../contract/relay.js';
 import type { Database } from '../../kit/db/index.js';
@@ -25,7 +26,7 @@ export function summaryFromRow(r: Omit<RelayLogTable, 'id'>): RelaySummary {
       cached_tokens: Number(r.cached_tokens),
       reasoning_tokens: Number(r.reasoning_tokens),
       total_tokens: Number(r.prompt_tokens) + Number(r.completion_tokens),
-      counted: false,
+      counted: Number(r.usage_counted) === 1,
     },
     quota: Number(r.quota),
     cost_usd: Number(r.cost),
@@ -43,7 +44,10 @@ const PRUNE_EVERY_MS = 3600_000;
 
 /**
  * Writes relay log rows and channels' used quota in batches (one transaction every FLUSH_MS or FLUSH_ROWS
- * rows), so a call never waits for the database; `close` writes what is left.
+ * rows), so a call never waits for the database; `close` writes what is left. A batch the database refuses
+ * while it answers is written row by row, and a row it refuses alone is set aside (logged and counted),
+ * never retried: one bad row cannot hold back the others. Rows are kept for the next flush only while the
+ * database cannot be reached.
  */
 export class RelayLogWriter {
   private rows: RelayLogRow[] = [];
@@ -52,8 +56,12 @@ export class RelayLogWriter {
   private pruner: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   dropped = 0;
+  /** Rows the database refused on their own: set aside, not written. */
+  rejected = 0;
   /** Sees every recorded call (the relay's metrics, once the app has its registry). */
   observer: ((s: RelaySummary) => void) | null = null;
+  /** Told of rows set aside (the relay's metrics). */
+  onRejected: ((rows: number) => void) | null = null;
 
   constructor(
     private readonly database: Database<GatewayDB>,
@@ -67,7 +75,8 @@ export class RelayLogWriter {
     }
   }
 
-  record(s: RelaySummary, call: { caller: RelayCaller; format: RelayFormat; stream: boolean }) {
+  /** Records one call; `errorDetail` is what went wrong in staff's words (kept in the log, never answered). */
+  record(s: RelaySummary, call: { caller: RelayCaller; format: RelayFormat; stream: boolean }, errorDetail: string | null = null) {
     this.observer?.(s);
     this.rows.push({
       created_at: Date.now() - s.total_ms,
@@ -92,6 +101,8 @@ export class RelayLogWriter {
       total_ms: s.total_ms,
       retries: Math.max(0, s.attempts.length - 1),
       attempts: JSON.stringify(s.attempts),
+      usage_counted: s.usage.counted ? 1 : 0,
+      error_detail: errorDetail === null ? null : errorDetail.slice(0, 2000),
     });
     if (s.channel_id !== null && s.quota > 0) this.quota.set(s.channel_id, (this.quota.get(s.channel_id) ?? 0) + s.quota);
     if (this.rows.length > MAX_PENDING) this.dropped += this.rows.splice(0, this.rows.length - MAX_PENDING).length;
@@ -121,17 +132,53 @@ export class RelayLogWriter {
     if (!rows.length && !quota.size) return;
     this.rows = [];
     this.quota = new Map();
-    try {
-      if (rows.length) await this.database.db.transaction().execute((trx) => insertLogRows(trx, rows));
-    } catch (e) {
-      this.log.error({ err: { message: (e as Error).message }, rows: rows.length }, 'relay log: write failed, kept for the next flush');
-      this.rows = [...rows, ...this.rows];
-    }
+    if (rows.length) await this.store(rows);
     try {
       await this.addUsedQuota(quota);
     } catch (e) {
       this.log.error({ err: { message: (e as Error).message } }, 'relay log: used quota not saved, kept for the next flush');
       for (const [id, q] of quota) this.quota.set(id, (this.quota.get(id) ?? 0) + q);
+    }
+  }
+
+  private async store(rows: RelayLogRow[]) {
+    try {
+      await this.database.db.transaction().execute((trx) => insertLogRows(trx, rows));
+      return;
+    } catch (e) {
+      if (!(await this.reachable())) {
+        this.log.error({ err: { message: (e as Error).message }, rows: rows.length }, 'relay log: write failed, kept for the next flush');
+        this.rows = [...rows, ...this.rows];
+        return;
+      }
+    }
+    const refused: { row: RelayLogRow; message: string }[] = [];
+    for (const row of rows) {
+      try {
+        await insertLogRows(this.database.db, [row]);
+      } catch (e) {
+        refused.push({ row, message: (e as Error).message });
+      }
+    }
+    if (!refused.length) return;
+    if (refused.length === rows.length && !(await this.reachable())) {
+      this.rows = [...rows, ...this.rows];
+      return;
+    }
+    this.rejected += refused.length;
+    this.onRejected?.(refused.length);
+    for (const { row, message } of refused) {
+      this.log.error({ err: { message }, requestId: row.request_id, channelId: row.channel_id, model: row.model, quota: String(row.quota) }, 'relay log: a row the database refuses was set aside');
+    }
+  }
+
+  /** Whether the database answers at all (a refused batch is then the rows' fault, not the connection's). */
+  private async reachable(): Promise<boolean> {
+    try {
+      await sql`select 1`.execute(this.database.db);
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -14,6 +14,7 @@ export class RelayMetrics {
   private readonly attempts: Counter<'channel' | 'outcome'>;
   private readonly transitions: Counter<'to'>;
   private readonly refusals: Counter<'code' | 'group'>;
+  private readonly rejectedRows: Counter;
   private readonly cached = new Map<string, { inc(n?: number): void } & Partial<{ observe(v: number): void }>>();
 
   constructor(registry: Registry) {
@@ -25,6 +26,7 @@ export class RelayMetrics {
     this.attempts = new Counter({ name: 'relay_upstream_attempts_total', help: 'Upstream attempts by channel and outcome (ok, or the failure code)', labelNames: ['channel', 'outcome'], registers });
     this.transitions = new Counter({ name: 'relay_breaker_transitions_total', help: 'Circuit breaker state changes of channels and keys (open, closed, reopened)', labelNames: ['to'], registers });
     // No model label: the model of a refused call is whatever the caller sent.
+    this.rejectedRows = new Counter({ name: 'relay_log_rows_rejected_total', help: 'Relay log rows the database refused on their own, set aside (logged) instead of written', registers });
     this.refusals = new Counter({ name: 'relay_refused_total', help: 'Calls refused before any channel was tried, by code (relay_no_channel: no enabled channel serves the model in the group; relay_model_unpriced) and group', labelNames: ['code', 'group'], registers });
   }
 
@@ -50,6 +52,10 @@ export class RelayMetrics {
 
   transition(to: 'open' | 'closed' | 'reopened') {
     this.counter(this.transitions, { to }).inc();
+  }
+
+  rejectedLogRows(n: number) {
+    this.rejectedRows.inc(n);
   }
 
   refused(code: string, group: string) {

@@ -44,7 +44,7 @@ export function nativeMessagesReader(): StreamReader {
   const usage: Json = {};
   const text: string[] = [];
   const merge = (source: Json) => {
-    for (const key of USAGE_KEYS) if (typeof source[key] === 'number') usage[key] = source[key];
+    for (const key of USAGE_KEYS) if (source[key] !== undefined) usage[key] = source[key];
   };
   const lines = passThrough(
     (data) => {

@@ -6,6 +6,7 @@ import { AttemptFailure } from './attempt.js';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, nativeResponsesReader, pivotReader, responsesEncoder, type StreamReader } from './readers.js';
 import { inputTokens, promptTokens } from './tokens.js';
+import { usageBounds, type UsageBounds } from './usage.js';
 import { messagesCall, messagesToChat } from './wire/anthropic-caller.js';
 import { messagesStream } from './wire/anthropic-caller-stream.js';
 import { generateContentCall, generateContentToChat } from './wire/gemini-caller.js';
@@ -118,6 +119,13 @@ export class Plan {
   /** Prompt tokens counted with the tokenizer (when the upstream reported none). */
   countPrompt(): number {
     return this.call.format === 'embeddings' ? inputTokens(this.call.body.input) : promptTokens(this.chat());
+  }
+
+  /** How many tokens this call's usage can hold: an embedding has no completion, a chat what it asked for. */
+  usageBounds(): UsageBounds {
+    if (this.call.format === 'embeddings') return { ...usageBounds(undefined), completion: 0 };
+    const chat = this.chat();
+    return usageBounds(chat.max_completion_tokens ?? chat.max_tokens);
   }
 
   /** The path the caller's format has at its vendor (what channel-affinity rules match). */

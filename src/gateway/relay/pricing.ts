@@ -53,22 +53,29 @@ export class Pricing {
   }
 }
 
+/** A token count as a price's input: anything but a finite number ≥ 0 counts nothing. */
+const tokens = (n: number) => (Number.isFinite(n) && n > 0 ? n : 0);
+
 /**
  * The reference's quota formula: (uncached prompt + cached × cache ratio + completion × completion ratio) ×
  * model ratio × group ratio, rounded, and at least 1 when the call was priced above zero; a fixed price is
- * price × 500,000 × group ratio. Reasoning tokens are part of the completion tokens.
+ * price × 500,000 × group ratio. Reasoning tokens are part of the completion tokens. A `served` call of a
+ * model priced above zero costs at least 1, whatever its usage; the quota is always a whole number from 0
+ * to Number.MAX_SAFE_INTEGER (never NaN or negative, whatever the usage holds).
  */
-export function costOf(price: Price | null, usage: RelayUsage): { quota: number; usd: number } {
+export function costOf(price: Price | null, usage: RelayUsage, served = false): { quota: number; usd: number } {
   if (!price) return { quota: 0, usd: 0 };
-  let quota: number;
+  let exact: number;
   if (price.kind === 'fixed') {
-    quota = Math.round(price.usdPerCall * QUOTA_PER_USD * price.groupRatio);
+    exact = price.usdPerCall * QUOTA_PER_USD * price.groupRatio;
   } else {
-    const cached = Math.min(usage.cached_tokens, usage.prompt_tokens);
-    const tokens = usage.prompt_tokens - cached + cached * price.cacheRatio + usage.completion_tokens * price.completionRatio;
-    const exact = tokens * price.modelRatio * price.groupRatio;
-    quota = Math.round(exact);
-    if (exact > 0 && quota === 0) quota = 1;
+    const prompt = tokens(usage.prompt_tokens);
+    const cached = Math.min(tokens(usage.cached_tokens), prompt);
+    const billed = prompt - cached + cached * price.cacheRatio + tokens(usage.completion_tokens) * price.completionRatio;
+    exact = billed * price.modelRatio * price.groupRatio;
   }
+  let quota = Number.isFinite(exact) ? Math.min(Math.max(0, Math.round(exact)), Number.MAX_SAFE_INTEGER) : 0;
+  const pricedAboveZero = price.kind === 'fixed' ? price.usdPerCall * price.groupRatio > 0 : price.modelRatio * price.groupRatio > 0;
+  if (quota === 0 && (exact > 0 || (served && pricedAboveZero))) quota = 1;
   return { quota, usd: quota / QUOTA_PER_USD };
 }

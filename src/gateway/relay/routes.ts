@@ -155,7 +155,7 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
         const page = q.p ?? 1;
         const pageSize = q.page_size ?? 20;
         const { rows, total } = await listLog(ctx.db, filterOf(q), pageSize, (page - 1) * pageSize);
-        const items = rows.map((r) => ({ ...r, id: Number(r.id), channel_id: r.channel_id === null ? null : Number(r.channel_id), attempts: JSON.parse(r.attempts) }));
+        const items = rows.map((r) => ({ ...r, id: Number(r.id), channel_id: r.channel_id === null ? null : Number(r.channel_id), attempts: JSON.parse(r.attempts), usage_counted: Number(r.usage_counted) }));
         return ok({ items, total, page, page_size: pageSize });
       },
     }),

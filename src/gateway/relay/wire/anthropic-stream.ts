@@ -1,4 +1,4 @@
-import { chatUsage, unixNow, UpstreamPayloadError, type ChatChunk, type ChatUsage, type FinishReason, type Json, type StreamDecoder } from './types.js';
+import { chatUsage, unixNow, usageCount, UpstreamPayloadError, type ChatChunk, type ChatUsage, type FinishReason, type Json, type StreamDecoder } from './types.js';
 
 /** Shared by the whole answer and the stream: Anthropic's stop reasons, usage and error bodies in chat terms. */
 
@@ -25,9 +25,9 @@ export function finishReason(stopReason: unknown): FinishReason {
 
 /** Anthropic's input_tokens leave out the cached part of the prompt, which OpenAI's prompt_tokens include. */
 export function usageToChat(usage: Json): ChatUsage {
-  const cacheRead = count(usage.cache_read_input_tokens);
-  const prompt = count(usage.input_tokens) + cacheRead + count(usage.cache_creation_input_tokens);
-  return chatUsage(prompt, count(usage.output_tokens), cacheRead);
+  const cacheRead = usageCount(usage.cache_read_input_tokens);
+  const prompt = usageCount(usage.input_tokens) + cacheRead + usageCount(usage.cache_creation_input_tokens);
+  return chatUsage(prompt, usageCount(usage.output_tokens), cacheRead);
 }
 
 function errorStatus(type: string | null): number {
@@ -78,7 +78,7 @@ export function anthropicStreamDecoder(model: string): StreamDecoder {
 
   /** message_start reports the input counts, message_delta the (cumulative) output count and sometimes input again. */
   function mergeUsage(source: Json): void {
-    for (const key of USAGE_KEYS) if (typeof source[key] === 'number') usage[key] = source[key];
+    for (const key of USAGE_KEYS) if (source[key] !== undefined) usage[key] = source[key];
   }
 
   function blockStart(blockIndex: number, block: Json): ChatChunk[] {

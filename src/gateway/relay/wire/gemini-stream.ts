@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   chatUsage,
+  usageCount,
   UpstreamPayloadError,
   unixNow,
   type ChatChunk,
@@ -76,8 +77,8 @@ export function finishReasonOf(reason: string | undefined, calledTools: boolean)
 
 /** Thoughts are billed as output, so they count in completion tokens as well as in reasoning tokens. */
 export function usageOf(usage: GeminiUsageMetadata): ChatUsage {
-  const thoughts = usage.thoughtsTokenCount ?? 0;
-  return chatUsage(usage.promptTokenCount ?? 0, (usage.candidatesTokenCount ?? 0) + thoughts, usage.cachedContentTokenCount ?? 0, thoughts);
+  const thoughts = usageCount(usage.thoughtsTokenCount);
+  return chatUsage(usageCount(usage.promptTokenCount), usageCount(usage.candidatesTokenCount) + thoughts, usageCount(usage.cachedContentTokenCount), thoughts);
 }
 
 export interface CandidateOutput {

@@ -15,6 +15,7 @@ import {
 import {
   contentText,
   unixNow,
+  usageCount,
   UpstreamPayloadError,
   type ChatBody,
   type ChatCompletion,
@@ -263,7 +264,7 @@ function embeddingsResult(json: unknown, model: string): EmbeddingsResult {
     index,
     embedding: embedding?.values ?? [],
   }));
-  const tokens = response.usageMetadata?.promptTokenCount ?? 0;
+  const tokens = usageCount(response.usageMetadata?.promptTokenCount);
   return { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }
 

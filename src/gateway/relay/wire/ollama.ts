@@ -4,6 +4,7 @@ import type { UpstreamTarget } from '../../upstream/target.js';
 import { jsonObject } from '../../../kit/json/object.js';
 import {
   chatUsage,
+  usageCount,
   contentText,
   unixNow,
   UpstreamPayloadError,
@@ -26,7 +27,6 @@ import {
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
-const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const randomId = (prefix: string) => prefix + randomUUID().replaceAll('-', '').slice(0, 24);
 
 function jsonHeaders(t: UpstreamTarget): Record<string, string> {
@@ -136,7 +136,7 @@ function finishReason(doneReason: unknown, hasToolCalls: boolean): FinishReason 
   return hasToolCalls ? 'tool_calls' : 'stop';
 }
 
-const usageOf = (body: Json): ChatUsage => chatUsage(count(body.prompt_eval_count), count(body.eval_count));
+const usageOf = (body: Json): ChatUsage => chatUsage(usageCount(body.prompt_eval_count), usageCount(body.eval_count));
 
 /** Recent servers give each call an id; older ones none, so one is made up. */
 function toolCallsIn(calls: unknown): ToolCall[] {
@@ -250,7 +250,7 @@ function embeddingsResult(json: unknown, model: string): EmbeddingsResult {
   if (!isObject(json)) throw new UpstreamPayloadError('Ollama returned a body that is not a JSON object');
   throwIfError(json);
   if (!Array.isArray(json.embeddings) || !json.embeddings.every(Array.isArray)) throw new UpstreamPayloadError('the answer has no embeddings');
-  const promptTokens = count(json.prompt_eval_count);
+  const promptTokens = usageCount(json.prompt_eval_count);
   return {
     object: 'list',
     data: (json.embeddings as number[][]).map((embedding, index) => ({ object: 'embedding', index, embedding })),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chatUsage, contentText, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from './types.js';
+import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from './types.js';
 
 /**
  * The OpenAI Responses API as a caller format: a `POST /v1/responses` body becomes a chat request, a chat
@@ -28,7 +28,6 @@ export const randomIds: IdSource = (prefix) => `${prefix}_${randomBytes(24).toSt
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
 const stringOf = (v: unknown): string => (typeof v === 'string' ? v : '');
-const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 // ---- request: Responses → chat ----
 
@@ -255,10 +254,10 @@ export function chatToResponse(c: ChatCompletion, request: Json, ids: IdSource =
 
 export function responsesUsage(response: unknown): ChatUsage | null {
   const usage = objectOf(objectOf(response).usage);
-  if (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number') return null;
-  const cached = count(objectOf(usage.input_tokens_details).cached_tokens);
-  const reasoning = count(objectOf(usage.output_tokens_details).reasoning_tokens);
-  return chatUsage(count(usage.input_tokens), count(usage.output_tokens), cached, reasoning);
+  if (usage.input_tokens === undefined && usage.output_tokens === undefined) return null;
+  const cached = usageCount(objectOf(usage.input_tokens_details).cached_tokens);
+  const reasoning = usageCount(objectOf(usage.output_tokens_details).reasoning_tokens);
+  return chatUsage(usageCount(usage.input_tokens), usageCount(usage.output_tokens), cached, reasoning);
 }
 
 /** The usage in a stream event's data; only the final events (completed, incomplete) carry it. */

@@ -130,6 +130,15 @@ export function contentText(content: ChatMessage['content']): string {
   return content.map((p) => (p.type === 'text' || p.type === 'input_text' || p.type === 'output_text' ? String(p.text ?? '') : '')).join('');
 }
 
+/**
+ * One token count of an upstream's usage as read: an absent field is 0; anything but a whole number ≥ 0 is
+ * NaN, which the relay's usage check sees (and replaces by its own count) instead of a silent 0.
+ */
+export function usageCount(v: unknown): number {
+  if (v === undefined || v === null) return 0;
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : Number.NaN;
+}
+
 /** A usage object with total filled in and the detail objects only when non-zero. */
 export function chatUsage(prompt: number, completion: number, cached = 0, reasoning = 0): ChatUsage {
   const u: ChatUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };

@@ -1,0 +1,58 @@
+import type { RelayUsage } from '../../contract/relay.js';
+import type { ChatUsage } from './wire/types.js';
+
+/** Twice the largest context window of any model (2 million tokens): a prompt beyond it was never read. */
+export const MAX_PROMPT_TOKENS = 4_000_000;
+/** Far beyond any model's output limit (the largest write about 128 thousand tokens). */
+export const MAX_COMPLETION_TOKENS = 1_000_000;
+/** Room above a caller's own output limit: thinking that some upstreams count apart from it. */
+const OUTPUT_SLACK = 65_536;
+
+/** The most tokens a call's usage may report before it is taken for a wrong number. */
+export interface UsageBounds {
+  prompt: number;
+  completion: number;
+}
+
+/** Bounds for a call whose caller asked at most `maxOutput` tokens back (undefined: no limit given). */
+export function usageBounds(maxOutput: unknown): UsageBounds {
+  const cap = typeof maxOutput === 'number' && Number.isFinite(maxOutput) && maxOutput > 0 ? maxOutput : Infinity;
+  return { prompt: MAX_PROMPT_TOKENS, completion: Math.min(MAX_COMPLETION_TOKENS, 2 * cap + OUTPUT_SLACK) };
+}
+
+/** The call's usage, and the upstream's values that were not believed (field → value as sent), if any. */
+export interface UsageCheck {
+  usage: RelayUsage;
+  rejected: Record<string, unknown> | null;
+}
+
+const whole = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max;
+
+/**
+ * The upstream's usage, each count checked: a prompt or completion count that is not a whole number from 0
+ * to its bound is replaced by the tokenizer's count (`count`), and the usage is then marked counted; a wrong
+ * cached or reasoning count becomes 0 (the prompt is then billed at the full rate). No usage, or zero for
+ * both, is counted whole, as the reference does.
+ */
+export function checkedUsage(u: ChatUsage | null, bounds: UsageBounds, count: { prompt(): number; completion(): number }): UsageCheck {
+  if (!u || (u.prompt_tokens === 0 && u.completion_tokens === 0)) {
+    const prompt = count.prompt();
+    const completion = count.completion();
+    return { usage: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true }, rejected: null };
+  }
+  const rejected: Record<string, unknown> = {};
+  const take = (name: string, v: unknown, max: number, otherwise: () => number) => {
+    if (whole(v, max)) return v;
+    rejected[name] = v;
+    return otherwise();
+  };
+  const prompt = take('prompt_tokens', u.prompt_tokens, bounds.prompt, count.prompt);
+  const completion = take('completion_tokens', u.completion_tokens, bounds.completion, count.completion);
+  const counted = 'prompt_tokens' in rejected || 'completion_tokens' in rejected;
+  const cached = take('cached_tokens', u.prompt_tokens_details?.cached_tokens ?? 0, prompt, () => 0);
+  const reasoning = take('reasoning_tokens', u.completion_tokens_details?.reasoning_tokens ?? 0, completion, () => 0);
+  return {
+    usage: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached, reasoning_tokens: reasoning, total_tokens: prompt + completion, counted },
+    rejected: Object.keys(rejected).length ? rejected : null,
+  };
+}
