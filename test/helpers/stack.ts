@@ -52,11 +52,11 @@ export interface Stack {
  * A gateway with one OpenAI-compatible channel to a fake upstream and the ratios above, and an edge that
  * reaches its relay in process (`http: true`: over the gateway's internal API with a workload token).
  */
-export async function startStack(v: Variant, opts: { http?: boolean; edgeEnv?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(v: Variant, opts: { http?: boolean; edgeEnv?: Record<string, string>; gatewayEnv?: Record<string, string> } = {}): Promise<Stack> {
   const up = await openaiFake();
   // The gateway console manages the edge through its port, as main.ts wires a co-hosted edge.
   const edgeAdmin: EdgeAdminHolder = { port: null };
-  const gateway = await startGateway(v, { env: { ...RELAY_ENV, GATEWAY_RELAY_ROUTE_CACHE_MS: '0' }, edgeAdmin });
+  const gateway = await startGateway(v, { env: { ...RELAY_ENV, GATEWAY_RELAY_ROUTE_CACHE_MS: '0', ...opts.gatewayEnv }, edgeAdmin });
   const root = await gateway.staff('root', 'root');
   const created = await root.post('/api/channel/', { mode: 'single', channel: { type: 1, name: 'fake', base_url: up.url, models: Object.keys(RATIOS.model_ratio).join(','), key: UPSTREAM_KEY } });
   if (created.status !== 200) throw new Error(created.text);
