@@ -257,7 +257,7 @@ describe('relay callers: Anthropic Messages and Gemini generateContent end to en
 
     const overloaded = await relay(s.url, '/messages', messages('claude-overloaded'));
     assert.equal(overloaded.status, 529);
-    assert.deepEqual(overloaded.json.error, { type: 'overloaded_error', message: 'The upstream answered HTTP 529: Overloaded' });
+    assert.deepEqual(overloaded.json.error, { type: 'overloaded_error', message: 'The upstream answered HTTP 529: the upstream is busy; try again later' });
     assert.equal(overloaded.headers.get('x-relay-error-code'), 'relay_upstream_error');
 
     const unknown = await relay(s.url, '/messages', messages('nowhere'));

@@ -158,10 +158,12 @@ eachDatabase('relay: channel selection, failover, limits (GR01)', (v) => {
     const r = await relay(s.url, '/chat/completions', chat(model));
     assert.equal(r.status, 500);
     assert.equal(r.json.error.code, 'relay_upstream_error');
-    assert.match(r.json.error.message, /upstream exploded/);
+    // The caller is told what happened; the upstream's own words are for staff, in the relay log.
+    assert.equal(r.json.error.message, 'The upstream answered HTTP 500: the upstream could not serve the call; try again later');
     assert.equal(hits('fail500'), 3);
     await s.relay.log.flush();
     const logged = await s.ctx.db.selectFrom('relay_log').selectAll().where('model', '=', model).executeTakeFirstOrThrow();
+    assert.equal(logged.error_detail, 'relay_upstream_error (HTTP 500): upstream exploded');
     const tried = JSON.parse(logged.attempts).map((a: any) => a.channel_id);
     assert.equal(new Set(tried).size, 3, 'no channel tried twice');
     assert.equal(logged.retries, 2);

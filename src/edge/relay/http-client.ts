@@ -34,7 +34,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
     return fresh;
   };
 
-  async function failure(status: number, text: string, codeHeader?: unknown): Promise<AppError> {
+  async function failure(status: number, text: string, codeHeader?: unknown, detailHeader?: unknown): Promise<AppError> {
     // Anthropic- and Gemini-shaped errors carry the catalog code in a header only.
     let code = typeof codeHeader === 'string' && errorCatalog[codeHeader] ? codeHeader : 'relay_upstream_error';
     let detail = text.slice(0, 300);
@@ -45,7 +45,9 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
     } catch {
       /* not JSON: the text is the detail */
     }
-    return new AppError(code, { params: { status, detail, model: '', group: '' }, data: { status, summary: null } });
+    // The relay's own detail, when it sent one, so the catalog message is not wrapped in itself.
+    if (typeof detailHeader === 'string') detail = safeDecode(detailHeader) ?? detail;
+    return new AppError(code, { params: { status, detail }, data: { status, summary: null } });
   }
 
   return {
@@ -63,7 +65,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
       });
-      if (res.statusCode !== 200) throw await failure(res.statusCode, await res.body.text(), res.headers['x-relay-error-code']);
+      if (res.statusCode !== 200) throw await failure(res.statusCode, await res.body.text(), res.headers['x-relay-error-code'], res.headers['x-relay-error-detail']);
       const type = String(res.headers['content-type'] ?? '');
       if (!type.startsWith('text/event-stream')) {
         const header = String(res.headers[RELAY_SUMMARY_HEADER] ?? '');
@@ -122,4 +124,12 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
       return JSON.parse(text) as RelaySummary;
     },
   };
+}
+
+function safeDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
 }

@@ -11,6 +11,21 @@ const REQUEST_ERRORS = new Set([400, 413, 422]);
 /** What kind of failure it was, as the circuit breaker counts them (an HTTP status, or one of these). */
 export type FailureKind = 'http' | 'timeout' | 'unreachable' | 'bad_response' | 'stream' | 'refused';
 
+/**
+ * What a caller is told of a failure that is not about its request: what happened and what to do, never the
+ * upstream's own words (they may name the operator's account, addresses or settings; staff read them in the
+ * relay log).
+ */
+const CALLER_DETAILS: Record<string, string> = {
+  relay_upstream_error: 'the upstream could not serve the call; try again later',
+  relay_upstream_timeout: 'no answer in time; try again later',
+  relay_upstream_unreachable: 'try again later',
+  relay_upstream_bad_response: 'try again later',
+};
+
+/** Statuses by which an upstream says it is busy (rate limited, unavailable, Anthropic's overloaded). */
+const BUSY = new Set([429, 503, 529]);
+
 /** One channel's failure, before any output reached the caller. */
 export class AttemptFailure extends Error {
   /** The upstream's own error code (for the auto-disable rules), when it named one. */
@@ -18,6 +33,11 @@ export class AttemptFailure extends Error {
   readonly kind: FailureKind;
   /** How long the upstream asked to be left alone (Retry-After), when it did. */
   readonly retryAfterMs: number | null;
+  /**
+   * What the caller is told: the upstream's message when it refused the request itself (400, 413, 422: the
+   * caller can fix it), else a plain account of what happened; `detail` stays in the relay log for staff.
+   */
+  readonly callerDetail: string;
 
   constructor(
     /** A catalog code (relay_upstream_*). */
@@ -27,10 +47,11 @@ export class AttemptFailure extends Error {
     /** What went wrong, secrets of the channel removed. */
     readonly detail: string,
     readonly retryable: boolean,
-    more: { upstreamCode?: string | null; kind?: FailureKind; retryAfterMs?: number | null } = {},
+    more: { upstreamCode?: string | null; kind?: FailureKind; retryAfterMs?: number | null; callerDetail?: string } = {},
   ) {
     super(detail);
     this.name = 'AttemptFailure';
+    this.callerDetail = more.callerDetail ?? (REQUEST_ERRORS.has(status) ? detail : BUSY.has(status) ? 'the upstream is busy; try again later' : (CALLER_DETAILS[code] ?? detail));
     this.upstreamCode = more.upstreamCode ?? null;
     this.kind = more.kind ?? (status > 0 ? 'http' : 'bad_response');
     this.retryAfterMs = more.retryAfterMs ?? null;

@@ -47,6 +47,7 @@ export class RelayEngine implements RelayPort {
     const price = await this.d.pricing.price(plan.model, call.caller.group);
     if (!price && !this.d.allowUnpriced) {
       this.onRefused?.('relay_model_unpriced', call.caller.group);
+      this.d.ctx.log.warn({ model: plan.model, group: call.caller.group }, 'relay: a call for a model without a price was refused (set its model_ratio or model_price, or GATEWAY_RELAY_ALLOW_UNPRICED)');
       throw new AppError('relay_model_unpriced', { params: { model: plan.model } });
     }
     const affinityRequest: RelayRequest = { model: plan.model, group: call.caller.group, path: plan.path, userAgent: call.headers?.['user-agent'], headers: call.headers, body: call.body, context: { caller: call.caller.subject } };
@@ -82,13 +83,14 @@ export class RelayEngine implements RelayPort {
     }
     if (!last) {
       this.onRefused?.('relay_no_channel', call.caller.group);
+      this.d.ctx.log.info({ model: plan.model, group: call.caller.group }, 'relay: no enabled, usable channel serves the model in the group');
       throw new AppError('relay_no_channel', { params: { model: plan.model, group: call.caller.group } });
     }
     const gone = call.signal?.aborted === true;
     const status = gone ? 499 : mappedStatus(last.leg, last.failure);
     const summary = this.summary(plan, last.leg, status, gone ? 'client_closed' : last.failure.code, zeroUsage(), price, null, attempts, startedAt);
-    this.d.log.record(summary, { caller: call.caller, format: call.format, stream: plan.stream });
-    throw new AppError(last.failure.code, { params: { status: last.failure.status, detail: last.failure.detail }, data: { status, summary } });
+    this.d.log.record(summary, { caller: call.caller, format: call.format, stream: plan.stream }, staffDetail(last.failure));
+    throw new AppError(last.failure.code, { params: { status: last.failure.status, detail: last.failure.callerDetail }, data: { status, summary } });
   }
 
   private async attempt(plan: Plan, leg: Leg, price: Price | null, attempts: RelayAttempt[], startedAt: number): Promise<RelayAnswer> {
@@ -114,11 +116,11 @@ export class RelayEngine implements RelayPort {
     let settle!: (s: RelaySummary) => void;
     const summary = new Promise<RelaySummary>((resolve) => (settle = resolve));
     const warnUsage = this.warnUsage.bind(this);
-    const finish = (status: number, errorCode: string | null) => {
+    const finish = (status: number, errorCode: string | null, detail: string | null = null) => {
       const usage = usageOf(reader.usage(), plan, reader.text());
       warnUsage(plan, leg, usage.rejected);
       const s = this.summary(plan, leg, status, errorCode, usage.usage, price, firstByteMs, attempts, startedAt);
-      this.d.log.record(s, { caller: call.caller, format: call.format, stream: true });
+      this.d.log.record(s, { caller: call.caller, format: call.format, stream: true }, detail);
       settle(s);
     };
     async function* pieces(): AsyncGenerator<string> {
@@ -139,7 +141,7 @@ export class RelayEngine implements RelayPort {
         }
         ended = true;
         if (!reader.finished) {
-          finish(502, 'relay_stream_interrupted');
+          finish(502, 'relay_stream_interrupted', 'relay_stream_interrupted: the upstream stream ended before its last event');
           yield reader.fail('the upstream stream ended before its last event', 'relay_stream_interrupted');
         } else {
           // end() first: some decoders (Gemini) give the usage only when the stream ends.
@@ -155,8 +157,8 @@ export class RelayEngine implements RelayPort {
           return;
         }
         const failure = asFailure(e, target);
-        finish(502, 'relay_stream_interrupted');
-        yield reader.fail(`${failure.detail}`, 'relay_stream_interrupted');
+        finish(502, 'relay_stream_interrupted', staffDetail(failure));
+        yield reader.fail(failure.callerDetail, 'relay_stream_interrupted');
       } finally {
         open.stream.close();
         // The consumer stopped pulling (the caller went away): the call ends here.
@@ -243,6 +245,11 @@ function backoff(n: number, b: { baseMs: number; maxMs: number }, signal?: Abort
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A failure as staff read it in the relay log: the code, the upstream's status and its own words. */
+function staffDetail(f: AttemptFailure): string {
+  return `${f.code}${f.status ? ` (HTTP ${f.status})` : ''}: ${f.detail}`;
 }
 
 /** The channel's status_code_mapping applied to what the caller is told ({"404": "500"}). */

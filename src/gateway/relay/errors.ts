@@ -4,6 +4,8 @@ import type { RenderedError } from '../../kit/http/app.js';
 
 /** The catalog code of an error answered in a vendor's shape, which has no field for it (GR05, GR06). */
 export const RELAY_ERROR_CODE_HEADER = 'x-relay-error-code';
+/** The error's `detail` parameter alone (percent-encoded), so a caller renders the catalog message itself. */
+export const RELAY_ERROR_DETAIL_HEADER = 'x-relay-error-detail';
 
 /** Anthropic's error types by HTTP status (its API's documented list); other statuses take the nearest. */
 const ANTHROPIC_TYPES: Record<number, string> = {
@@ -60,7 +62,8 @@ export function renderRelayError(req: FastifyRequest, e: { code: string; status:
   if (e.code === 'INVALID_PARAMETERS' || e.code === 'INVALID_JSON') e = { ...e, code: 'relay_invalid_request' };
   const status = (e.data as { status?: unknown } | undefined)?.status;
   const finalStatus = typeof status === 'number' ? status : e.status;
-  const headers = { [RELAY_ERROR_CODE_HEADER]: e.code };
+  const headers: Record<string, string> = { [RELAY_ERROR_CODE_HEADER]: e.code };
+  if (e.params?.detail !== undefined) headers[RELAY_ERROR_DETAIL_HEADER] = encodeURIComponent(String(e.params.detail)).slice(0, 2000);
   switch (callerShape(req.url)) {
     case 'anthropic':
       return { status: finalStatus, headers, body: { type: 'error', error: { type: anthropicErrorType(finalStatus), message: e.message }, request_id: req.id } };

@@ -85,7 +85,7 @@ export class Plan {
     const { format, body } = this.call;
     if (format === 'embeddings') {
       // Another channel of the model may serve them: a failure of this channel, not of the call.
-      if (!d.embeddings) throw new AttemptFailure('relay_invalid_request', 0, `channel type ${t.type} serves no embeddings`, true);
+      if (!d.embeddings) throw new AttemptFailure('relay_invalid_request', 0, `channel type ${t.type} serves no embeddings`, true, { callerDetail: 'this model serves no embeddings' });
       call = d.embeddings(t, { ...body, model: upstreamModel } as EmbeddingsBody);
     } else if (format === 'responses' && this.native(d)) {
       call = responsesCall(t, d.family as 'openai' | 'azure', { ...body, model: upstreamModel });

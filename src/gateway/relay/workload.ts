@@ -37,7 +37,10 @@ export function workloadAuthenticator(config: Config) {
   const verified = new Map<string, { caller: RelayCaller; expiresAt: number }>();
   return async (req: FastifyRequest) => {
     if (!fromLoopback(req)) throw new AppError('relay_not_loopback');
-    if (!keys.length) throw new AppError('relay_not_configured');
+    if (!keys.length) {
+      req.log.warn('relay: a call of the internal API was refused: set GATEWAY_RELAY_TOKEN_SECRET or GATEWAY_RELAY_TOKEN_PUBLIC_KEY to turn it on');
+      throw new AppError('relay_not_configured');
+    }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m) throw new AppError('relay_token_missing');
     const token = m[1]!;
