@@ -23,8 +23,8 @@ export const edgeErrors = {
   admission_disabled: {
     status: 503,
     type: 'server_error',
-    en: 'Public admission is disabled on this deployment (PUBLIC_ADMISSION_MODE=disabled)',
-    zh: '此部署已关闭公共准入（PUBLIC_ADMISSION_MODE=disabled）',
+    en: 'Public admission is disabled on this deployment',
+    zh: '此部署已关闭公共准入',
   },
   idempotency_key_required: {
     status: 400,
