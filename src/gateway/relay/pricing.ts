@@ -74,7 +74,7 @@ export function costOf(price: Price | null, usage: RelayUsage, served = false): 
     const billed = prompt - cached + cached * price.cacheRatio + tokens(usage.completion_tokens) * price.completionRatio;
     exact = billed * price.modelRatio * price.groupRatio;
   }
-  let quota = Number.isFinite(exact) ? Math.min(Math.max(0, Math.round(exact)), Number.MAX_SAFE_INTEGER) : 0;
+  let quota = Number.isNaN(exact) ? 0 : Math.min(Math.max(0, Math.round(exact)), Number.MAX_SAFE_INTEGER);
   const pricedAboveZero = price.kind === 'fixed' ? price.usdPerCall * price.groupRatio > 0 : price.modelRatio * price.groupRatio > 0;
   if (quota === 0 && (exact > 0 || (served && pricedAboveZero))) quota = 1;
   return { quota, usd: quota / QUOTA_PER_USD };
