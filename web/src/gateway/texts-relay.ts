@@ -39,6 +39,8 @@ export const relayTexts: Dict = {
   rl_duration: { en: 'Duration', zh: '耗时' },
   rl_no_attempts: { en: 'No channel was tried.', zh: '未尝试任何渠道。' },
   rl_request: { en: 'Request {id}', zh: '请求 {id}' },
+  rl_error_detail: { en: 'What went wrong: {detail}', zh: '出错详情：{detail}' },
+  rl_counted: { en: 'counted by the gateway', zh: '由网关计数' },
   rl_usage: { en: 'Usage over time', zh: '用量趋势' },
   rl_metric: { en: 'Show', zh: '指标' },
   rl_by: { en: 'Split by', zh: '分组' },

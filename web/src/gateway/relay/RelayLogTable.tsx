@@ -29,7 +29,11 @@ function ModelCell({ call }: { call: RelayCall }) {
 }
 
 function TokensCell({ call }: { call: RelayCall }) {
-  const extra = [call.cached_tokens ? t('rl_cached', { n: formatCount(call.cached_tokens) }) : '', call.reasoning_tokens ? t('rl_reasoning', { n: formatCount(call.reasoning_tokens) }) : ''].filter(Boolean);
+  const extra = [
+    call.cached_tokens ? t('rl_cached', { n: formatCount(call.cached_tokens) }) : '',
+    call.reasoning_tokens ? t('rl_reasoning', { n: formatCount(call.reasoning_tokens) }) : '',
+    call.usage_counted ? t('rl_counted') : '',
+  ].filter(Boolean);
   return (
     <td class="num">
       {formatCount(call.prompt_tokens)} / {formatCount(call.completion_tokens)}
@@ -53,6 +57,7 @@ function AttemptsRow({ call, names }: { call: RelayCall; names: Names }) {
     <tr class="attempts" data-attempts-of={call.id}>
       <td colSpan={COLUMNS}>
         <p class="muted small">{t('rl_request', { id: call.request_id })}</p>
+        {call.error_detail && <p class="small error-detail">{t('rl_error_detail', { detail: call.error_detail })}</p>}
         {call.attempts.length === 0 ? (
           <p class="muted">{t('rl_no_attempts')}</p>
         ) : (

@@ -34,6 +34,10 @@ export interface RelayCall {
   total_ms: number;
   retries: number;
   attempts: RelayAttempt[];
+  /** 1 when the tokens were counted with the tokenizer (the upstream reported none it could be trusted for). */
+  usage_counted: number;
+  /** What went wrong, in full (the caller was told less). */
+  error_detail: string | null;
 }
 
 export interface UsageBucket {
