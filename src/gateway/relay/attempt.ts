@@ -1,5 +1,5 @@
 import { parseJson, UpstreamError, type UpstreamClient, type UpstreamStream } from '../../kit/upstream/client.js';
-import { excerpt } from '../../kit/upstream/scrub.js';
+import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import type { StreamReader } from './readers.js';
@@ -74,6 +74,11 @@ export interface Limits {
   maxResponseBytes: number;
 }
 
+/** An upstream's error code, unless it holds a secret of the channel (a key echoed as a code). */
+function cleanCode(code: string | null, t: UpstreamTarget): string | null {
+  return code !== null && scrubSecrets(code, t.secrets) === code ? code : null;
+}
+
 function upstreamCodeOf(text: string): string | null {
   const e = (parseJson(text) as { error?: { code?: unknown; type?: unknown; status?: unknown } } | undefined)?.error;
   if (!e || typeof e !== 'object') return null;
@@ -82,7 +87,7 @@ function upstreamCodeOf(text: string): string | null {
 }
 
 export function httpFailure(status: number, text: string, t: UpstreamTarget, headers: Record<string, string | string[] | undefined> = {}): AttemptFailure {
-  return new AttemptFailure('relay_upstream_error', status, upstreamMessage(text, t), !REQUEST_ERRORS.has(status), { upstreamCode: upstreamCodeOf(text), retryAfterMs: retryAfterMs(headers['retry-after']) });
+  return new AttemptFailure('relay_upstream_error', status, upstreamMessage(text, t), !REQUEST_ERRORS.has(status), { upstreamCode: cleanCode(upstreamCodeOf(text), t), retryAfterMs: retryAfterMs(headers['retry-after']) });
 }
 
 /** Any error of an attempt as an AttemptFailure (unknown errors are bad answers, tried elsewhere). */
@@ -93,7 +98,7 @@ export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
     const kind: FailureKind = e.kind === 'timeout' ? 'timeout' : e.kind === 'too_large' ? 'bad_response' : e.kind === 'refused' || e.kind === 'bad_url' ? 'refused' : 'unreachable';
     return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large', { kind });
   }
-  if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, { upstreamCode: e.upstreamCode });
+  if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, { upstreamCode: cleanCode(e.upstreamCode, t) });
   return new AttemptFailure('relay_upstream_bad_response', 0, excerpt((e as Error)?.message ?? String(e), t.secrets), true);
 }
 
