@@ -148,6 +148,11 @@ eachDatabase('relay: usage from an upstream is checked', (v) => {
     s.relay.log.record({ ...ok.summary, request_id: 'poison', quota: Number.NaN }, caller);
     s.relay.log.record({ ...ok.summary, request_id: 'beside-poison' }, caller);
     await s.relay.log.flush();
+    assert.ok(await s.ctx.db.selectFrom('relay_log').select('id').where('request_id', '=', 'beside-poison').executeTakeFirst(), 'the good row of the batch is written at once');
+    // The refused row is tried at the next flushes (a passing lock timeout would be written), then set aside.
+    assert.equal(s.relay.log.rejected, 0);
+    await s.relay.log.flush();
+    await s.relay.log.flush();
     const later = await call(s, 'chat', model('chat', 'ok'));
     await s.relay.log.flush();
     const ids = (await s.ctx.db.selectFrom('relay_log').select('request_id').where('request_id', 'in', ['poison', 'beside-poison', later.summary.request_id]).execute()).map((r) => r.request_id);

@@ -41,13 +41,15 @@ const FLUSH_ROWS = 500;
 /** Rows held when the database cannot take them; beyond this the oldest are dropped (and counted). */
 const MAX_PENDING = 50_000;
 const PRUNE_EVERY_MS = 3600_000;
+/** Flushes a row the database refuses on its own is tried in (a lock timeout passes; a bad value does not). */
+const ROW_TRIES = 3;
 
 /**
  * Writes relay log rows and channels' used quota in batches (one transaction every FLUSH_MS or FLUSH_ROWS
  * rows), so a call never waits for the database; `close` writes what is left. A batch the database refuses
- * while it answers is written row by row, and a row it refuses alone is set aside (logged and counted),
- * never retried: one bad row cannot hold back the others. Rows are kept for the next flush only while the
- * database cannot be reached.
+ * while it answers is written row by row; a row it refuses alone is tried again at the next flushes and set
+ * aside (logged and counted) after ROW_TRIES: one bad row never holds back the others, and is never retried
+ * forever. While the database cannot be reached at all, rows are kept (up to MAX_PENDING).
  */
 export class RelayLogWriter {
   private rows: RelayLogRow[] = [];
@@ -55,6 +57,8 @@ export class RelayLogWriter {
   private timer: NodeJS.Timeout | null = null;
   private pruner: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** How many flushes each row the database refused on its own has failed. */
+  private readonly tries = new WeakMap<RelayLogRow, number>();
   dropped = 0;
   /** Rows the database refused on their own: set aside, not written. */
   rejected = 0;
@@ -107,10 +111,13 @@ export class RelayLogWriter {
     if (s.channel_id !== null && s.quota > 0) this.quota.set(s.channel_id, (this.quota.get(s.channel_id) ?? 0) + s.quota);
     if (this.rows.length > MAX_PENDING) this.dropped += this.rows.splice(0, this.rows.length - MAX_PENDING).length;
     if (this.rows.length >= FLUSH_ROWS) void this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
-      this.timer.unref();
-    }
+    else this.later();
+  }
+
+  private later() {
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+    this.timer.unref();
   }
 
   /** Quota recorded for a channel and not yet added to its used_quota. */
@@ -165,10 +172,21 @@ export class RelayLogWriter {
       this.rows = [...rows, ...this.rows];
       return;
     }
-    this.rejected += refused.length;
-    this.onRejected?.(refused.length);
+    const again: RelayLogRow[] = [];
     for (const { row, message } of refused) {
-      this.log.error({ err: { message }, requestId: row.request_id, channelId: row.channel_id, model: row.model, quota: String(row.quota) }, 'relay log: a row the database refuses was set aside');
+      const tries = (this.tries.get(row) ?? 0) + 1;
+      this.tries.set(row, tries);
+      if (tries < ROW_TRIES) {
+        again.push(row);
+        continue;
+      }
+      this.rejected++;
+      this.onRejected?.(1);
+      this.log.error({ err: { message }, requestId: row.request_id, channelId: row.channel_id, model: row.model, quota: String(row.quota), tries }, 'relay log: a row the database refuses was set aside');
+    }
+    if (again.length) {
+      this.rows = [...again, ...this.rows];
+      this.later();
     }
   }
 
@@ -193,6 +211,8 @@ export class RelayLogWriter {
 
   async close() {
     if (this.pruner) clearInterval(this.pruner);
-    await this.flush();
+    for (let i = 0; i < ROW_TRIES && (i === 0 || this.rows.length); i++) await this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    if (this.rows.length) this.log.error({ rows: this.rows.length }, 'relay log: rows not written at shutdown');
   }
 }
