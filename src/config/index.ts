@@ -323,12 +323,18 @@ export function persistentSecret(dataDir: string, file: string, bytes = 32): str
   }
   fs.mkdirSync(dataDir, { recursive: true });
   const value = crypto.randomBytes(bytes).toString('hex');
+  // Written in full under a name of its own, then linked into place: a process starting alongside never
+  // reads a created but still empty file, and the first link wins.
+  const staged = `${p}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(staged, value + '\n', { mode: 0o600, flag: 'wx' });
   try {
-    fs.writeFileSync(p, value + '\n', { mode: 0o600, flag: 'wx' });
+    fs.linkSync(staged, p);
     return value;
   } catch (e) {
     // Another process created it first: use theirs.
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(p, 'utf8').trim();
     throw e;
+  } finally {
+    fs.rmSync(staged, { force: true });
   }
 }

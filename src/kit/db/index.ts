@@ -54,8 +54,9 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
       restrictSqliteFiles(file);
     }
     const handle = opts.readOnly ? new SQLite(file, { readonly: true, fileMustExist: true }) : new SQLite(file);
+    // Before switching to WAL, which takes the write lock: another process may be opening the file too.
+    handle.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     if (!opts.readOnly) handle.pragma('journal_mode = WAL');
-    handle.pragma('busy_timeout = 5000');
     if (!opts.readOnly) handle.pragma('synchronous = NORMAL');
     handle.pragma('foreign_keys = ON');
     const cacheKib = opts.sqliteCacheMb ? opts.sqliteCacheMb * 1024 : undefined;
@@ -88,6 +89,11 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
       await admin.connect();
       try {
         await admin.query(`create schema if not exists "${schema}"`);
+      } catch (e) {
+        // Two processes creating it at once: the second one's IF NOT EXISTS can still fail on the catalog's
+        // unique index.
+        const { rowCount } = await admin.query('select 1 from pg_catalog.pg_namespace where nspname = $1', [schema]);
+        if (!rowCount) throw e;
       } finally {
         await admin.end();
       }
@@ -127,6 +133,8 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
   }
   throw new Error('database URL: only sqlite://, postgres:// and mysql:// are supported');
 }
+
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
 
@@ -173,8 +181,53 @@ export function cachingStatements(handle: SQLite.Database): SQLite.Database {
   });
 }
 
-/** Applies every pending migration of one deployable, in name order, inside its own bookkeeping tables. */
+/**
+ * Applies every pending migration of one deployable, in name order, inside its own bookkeeping tables. One
+ * process at a time migrates a database: another one starting alongside (the server and a CLI command) waits,
+ * then finds the migrations applied. PostgreSQL and MySQL: Kysely's Migrator holds an advisory lock
+ * (pg_advisory_lock, GET_LOCK) over the run; SQLite: it takes none, so the whole run is one exclusive
+ * transaction here (which also makes a failed run leave nothing behind).
+ */
 export async function migrate(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
+  const handle = sqliteHandleOf(database.db);
+  if (!handle) return runMigrations(database, tablePrefix, migrations);
+  await beginExclusive(handle);
+  try {
+    await runMigrations(database, tablePrefix, migrations);
+  } catch (e) {
+    if (handle.inTransaction) handle.exec('rollback');
+    throw e;
+  }
+  handle.exec('commit');
+}
+
+/** How long a process waits for another one's SQLite migration, like Kysely's hour on PostgreSQL and MySQL. */
+const MIGRATION_LOCK_WAIT_MS = 60 * 60 * 1000;
+const MIGRATION_LOCK_POLL_MS = 25;
+
+/**
+ * BEGIN EXCLUSIVE, waiting for another process's migration without blocking this one's event loop (SQLite's
+ * busy timeout waits synchronously): tried with no busy wait, then again after a pause.
+ */
+async function beginExclusive(handle: SQLite.Database) {
+  const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+  handle.pragma('busy_timeout = 0');
+  try {
+    for (;;) {
+      try {
+        handle.exec('begin exclusive');
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw e;
+      }
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    }
+  } finally {
+    handle.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  }
+}
+
+async function runMigrations(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // MySQL: the tables a migration creates get InnoDB, utf8mb4 and a binary collation (mysql.ts).
   let db = database.db;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql, type Migration } from 'kysely';
 import pg from 'pg';
-import { POSTGRES_URL, freshSchema } from '../../../test/helpers/services.js';
+import { POSTGRES_URL, freshSchema, tempDir } from '../../../test/helpers/services.js';
 import { migrate, openDatabase } from './index.js';
 
 const skip = POSTGRES_URL ? false : 'TEST_POSTGRES_URL not set: PostgreSQL-only suite skipped (CI sets it)';
@@ -82,4 +82,23 @@ describe('migrations on PostgreSQL schemas', { skip }, () => {
     assert.deepEqual(failures, []);
     assert.equal(applied, 40);
   });
+});
+
+test('a SQLite migration run that fails leaves none of its tables behind', async () => {
+  const dir = tempDir();
+  const d = await openDatabase(`sqlite://${dir}/m.sqlite`);
+  try {
+    const failing: Record<string, Migration> = {
+      '0001_a': { up: (db) => sql`create table a (id integer)`.execute(db).then(() => {}) },
+      '0002_b': { up: (db) => sql`insert into missing (id) values (1)`.execute(db).then(() => {}) },
+    };
+    await assert.rejects(migrate(d, 'rollback', failing), /migration 0002_b failed/);
+    const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(d.db);
+    assert.deepEqual(rows, []);
+    await migrate(d, 'rollback', { '0001_a': failing['0001_a'] });
+    const again = await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(d.db);
+    assert.deepEqual(again.rows.map((r) => r.name), ['a', 'rollback_migrations', 'rollback_migrations_lock']);
+  } finally {
+    await d.close();
+  }
 });
