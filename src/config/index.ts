@@ -100,6 +100,8 @@ function upstreamConfig(env: Env) {
     allow,
     timeoutMs: int(env, 'GATEWAY_UPSTREAM_TIMEOUT_MS', 30000, 100, 600000),
     maxBytes: int(env, 'GATEWAY_UPSTREAM_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    /** Bytes of whole upstream answers (relay included) the gateway holds in memory at once, over every call. */
+    maxBufferedBytes: int(env, 'GATEWAY_UPSTREAM_MAX_BUFFERED_BYTES', 256 * 1024 * 1024, 1024 * 1024, 64 * 1024 * 1024 * 1024),
   };
 }
 

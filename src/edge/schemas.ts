@@ -49,6 +49,7 @@ const CALL = [
   'relay_upstream_unreachable',
   'relay_upstream_bad_response',
   'relay_stream_interrupted',
+  'relay_busy',
 ];
 
 export const edgeErrors = {

@@ -25,6 +25,7 @@ import { channelRoutes, clearCountCache } from './channels/routes.js';
 import { channelMoreRoutes } from './channels/more-routes.js';
 import { prefillRoutes } from './prefill/routes.js';
 import { createUpstreamClient } from '../kit/upstream/client.js';
+import { ByteBudget } from '../kit/upstream/budget.js';
 import { ModelService } from './models/service.js';
 import { modelRoutes } from './models/routes.js';
 import { JobService } from './jobs/service.js';
@@ -91,6 +92,7 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
     throw e;
   }
   const log = runtime.log.child({ deployable: 'gateway' });
+  const upstreamBudget = new ByteBudget(config.gateway.upstream.maxBufferedBytes);
   const ctx: GatewayContext = {
     config,
     database,
@@ -102,8 +104,10 @@ export async function createGatewayContext(config: Config, runtime: Runtime) {
       policy: { allowPrivate: config.gateway.upstream.allowPrivate, allow: config.gateway.upstream.allow },
       timeoutMs: config.gateway.upstream.timeoutMs,
       maxBytes: config.gateway.upstream.maxBytes,
+      budget: upstreamBudget,
     }),
-    metrics: new GatewayMetrics(database.db, log),
+    upstreamBudget,
+    metrics: new GatewayMetrics(database.db, log, upstreamBudget),
   };
   const channels = new ChannelService(ctx);
   const services = { staff: new StaffService(ctx), proofs: new ProofService(ctx), channels, models: new ModelService(ctx, channels), jobs: new JobService(ctx), plugins: new PluginService(ctx, channels) };

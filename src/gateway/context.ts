@@ -7,6 +7,7 @@ import type { Database } from '../kit/db/index.js';
 import type { GatewayDB } from './db.js';
 import type { StaffIdentity } from './staff/service.js';
 import type { UpstreamClient } from '../kit/upstream/client.js';
+import type { ByteBudget } from '../kit/upstream/budget.js';
 import type { GatewayMetrics } from './metrics.js';
 
 export const SECRET_KEY_FILE = 'gateway-secret.key';
@@ -22,6 +23,8 @@ export interface GatewayContext {
   installationId: string;
   /** Outgoing HTTP to upstream suppliers, under the configured address policy, deadline and body cap. */
   upstream: UpstreamClient;
+  /** Bytes of upstream answers held at once by every upstream client of this gateway (GATEWAY_UPSTREAM_MAX_BUFFERED_BYTES). */
+  upstreamBudget: ByteBudget;
   /** Domain metrics (supplier calls, channel tests, jobs, channel gauges); published by the app's /metrics. */
   metrics: GatewayMetrics;
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ByteBudget } from '../kit/upstream/budget.js';
 import { Counter, Gauge, Histogram, type Metric, type Registry } from 'prom-client';
 import { AppError } from '../kit/http/errors.js';
 import { readOffThread } from '../kit/db/read-thread.js';
@@ -83,7 +84,22 @@ export class GatewayMetrics {
   private readonly running = children(this.jobsRunning);
   private readonly duration = children(this.jobSeconds);
 
-  constructor(db: Kysely<GatewayDB>, log: Logger) {
+  private readonly buffered: Gauge;
+  private readonly bufferRefusals: Gauge;
+
+  constructor(db: Kysely<GatewayDB>, log: Logger, budget: ByteBudget) {
+    const buffered: Gauge = (this.buffered = new Gauge({
+      name: 'gateway_upstream_buffered_bytes',
+      help: 'Bytes of whole upstream answers held in memory now, over every call (at most GATEWAY_UPSTREAM_MAX_BUFFERED_BYTES)',
+      registers: [],
+      collect: () => buffered.set(budget.used),
+    }));
+    const refusals: Gauge = (this.bufferRefusals = new Gauge({
+      name: 'gateway_upstream_buffer_refusals',
+      help: 'Upstream answers refused since start because holding them would pass GATEWAY_UPSTREAM_MAX_BUFFERED_BYTES',
+      registers: [],
+      collect: () => refusals.set(budget.refused),
+    }));
     const collect = async (gauge: Gauge, what: string, load: () => Promise<Map<string, number>>) => {
       gauge.reset();
       try {
@@ -111,7 +127,7 @@ export class GatewayMetrics {
 
   /** Publishes every gateway metric in the app's registry. */
   register(registry: Registry) {
-    const all: Metric[] = [this.upstreamCalls, this.testSeconds, this.jobsStarted, this.jobsFinished, this.jobsRunning, this.jobSeconds, this.channels, this.models];
+    const all: Metric[] = [this.upstreamCalls, this.testSeconds, this.jobsStarted, this.jobsFinished, this.jobsRunning, this.jobSeconds, this.channels, this.models, this.buffered, this.bufferRefusals];
     for (const m of all) registry.registerMetric(m);
   }
 

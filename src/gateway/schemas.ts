@@ -240,4 +240,5 @@ export const relayErrors = [
   'relay_upstream_unreachable',
   'relay_upstream_bad_response',
   'relay_stream_interrupted',
+  'relay_busy',
 ];

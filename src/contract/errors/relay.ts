@@ -20,5 +20,6 @@ export const relayErrors = {
   relay_upstream_timeout: { status: 504, type: 'upstream_error', en: 'The upstream did not answer in time: {detail}', zh: '上游响应超时：{detail}' },
   relay_upstream_unreachable: { status: 502, type: 'upstream_error', en: 'The upstream could not be reached: {detail}', zh: '无法连接上游：{detail}' },
   relay_upstream_bad_response: { status: 502, type: 'upstream_error', en: 'The upstream answer could not be understood: {detail}', zh: '无法解析上游响应：{detail}' },
+  relay_busy: { status: 503, type: 'server_error', en: 'The gateway is busy with other large answers; retry shortly', zh: '网关正忙于处理其他大型响应，请稍后重试' },
   relay_stream_interrupted: { status: 502, type: 'upstream_error', en: 'The upstream stream broke off: {detail}', zh: '上游流式响应中断：{detail}' },
 } satisfies ErrorCatalog;

@@ -8,8 +8,11 @@ import { UpstreamPayloadError, type UpstreamCall } from './wire/types.js';
 /** Upstream statuses that say the request itself is wrong: another channel would refuse it too. */
 const REQUEST_ERRORS = new Set([400, 413, 422]);
 
-/** What kind of failure it was, as the circuit breaker counts them (an HTTP status, or one of these). */
-export type FailureKind = 'http' | 'timeout' | 'unreachable' | 'bad_response' | 'stream' | 'refused';
+/**
+ * What kind of failure it was, as the circuit breaker counts them (an HTTP status, or one of these). `local`: a
+ * limit of this process refused the call (memory for answers), never the channel's failure.
+ */
+export type FailureKind = 'http' | 'timeout' | 'unreachable' | 'bad_response' | 'stream' | 'refused' | 'local';
 
 /**
  * What a caller is told of a failure that is not about its request: what happened and what to do, never the
@@ -94,6 +97,7 @@ export function httpFailure(status: number, text: string, t: UpstreamTarget, hea
 export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
   if (e instanceof AttemptFailure) return e;
   if (e instanceof UpstreamError) {
+    if (e.kind === 'over_budget') return new AttemptFailure('relay_busy', 0, e.detail, false, { kind: 'local' });
     const code = e.kind === 'timeout' ? 'relay_upstream_timeout' : e.kind === 'too_large' ? 'relay_upstream_bad_response' : 'relay_upstream_unreachable';
     const kind: FailureKind = e.kind === 'timeout' ? 'timeout' : e.kind === 'too_large' ? 'bad_response' : e.kind === 'refused' || e.kind === 'bad_url' ? 'refused' : 'unreachable';
     return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large', { kind });

@@ -75,7 +75,7 @@ export class RelayEngine implements RelayPort {
         failedWith = failure.status || undefined;
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         if (call.signal?.aborted) break;
-        await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);
+        if (failure.kind !== 'local') await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);
         if (!failure.retryable) break;
         // Before the next leg is chosen: a pause or an opened breaker set during the wait is seen.
         if (attempts.length <= this.d.retries) await backoff(attempts.length, this.d.backoff, call.signal);
@@ -254,6 +254,7 @@ function staffDetail(f: AttemptFailure): string {
 
 /** The channel's status_code_mapping applied to what the caller is told ({"404": "500"}). */
 function mappedStatus(leg: Leg | null, f: AttemptFailure): number {
+  if (f.kind === 'local') return 503;
   const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : f.code === 'relay_invalid_request' ? 400 : 502);
   const status = upstream >= 400 ? upstream : 502;
   const mapped = leg ? jsonObject(leg.channel.row.status_code_mapping)[String(status)] : undefined;

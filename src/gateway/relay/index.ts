@@ -28,6 +28,7 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
     policy: { allowPrivate: ctx.config.gateway.upstream.allowPrivate, allow: ctx.config.gateway.upstream.allow },
     timeoutMs: r.totalMs,
     maxBytes: r.maxResponseBytes,
+    budget: ctx.upstreamBudget,
   });
   const prefix = `${ctx.config.redisKeyPrefix}gateway:${ctx.installationId}:breaker:`;
   const windows = runtime?.redis ? redisWindows(runtime.redis, prefix) : memoryWindows();

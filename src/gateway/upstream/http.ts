@@ -9,6 +9,7 @@ const CODES = {
   timeout: 'UPSTREAM_TIMEOUT',
   too_large: 'UPSTREAM_BODY_TOO_LARGE',
   unreachable: 'UPSTREAM_UNREACHABLE',
+  over_budget: 'UPSTREAM_BUFFER_FULL',
 } as const;
 
 /** The AppError for a failed upstream request; its detail holds no secret of the target. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { after as later, hugeBody, sendJson, startConnectProxy, startFakeUpstream, type FakeUpstream } from '../../../test/helpers/fake-upstream.js';
+import { ByteBudget } from './budget.js';
 import { createUpstreamClient, UpstreamError } from './client.js';
 import { scrubSecrets } from './scrub.js';
 
@@ -103,4 +104,19 @@ test('scrubSecrets removes a secret and its encoded forms', () => {
   const out = scrubSecrets(text, [key, 'ab']);
   assert.ok(!out.includes(key) && !out.includes(encodeURIComponent(key)) && !out.includes(Buffer.from(key).toString('base64')));
   assert.equal(out.split('[redacted]').length, 4);
+});
+
+test('a shared byte budget refuses a body past it (over_budget) and is released after every answer', async () => {
+  const budget = new ByteBudget(512 * 1024);
+  const capped = createUpstreamClient({ policy: { allowPrivate: true, allow: [] }, timeoutMs: 2000, maxBytes: 4 * 1024 * 1024, budget });
+  try {
+    assert.equal((await failure(capped.request({ url: fake.url + '/huge' }))).kind, 'over_budget');
+    assert.equal(budget.used, 0);
+    assert.equal(budget.refused, 1);
+    assert.deepEqual(JSON.parse((await capped.request({ url: fake.url + '/ok' })).text), { ok: true });
+    assert.equal(budget.used, 0);
+    assert.ok(budget.peak > 0 && budget.peak <= budget.limit, `peak ${budget.peak}`);
+  } finally {
+    await capped.close();
+  }
 });

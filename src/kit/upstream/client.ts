@@ -2,13 +2,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
 import { AddressRefusedError, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
+import type { ByteBudget } from './budget.js';
 
 /**
  * Outgoing HTTP to operator-configured upstreams: every request has a deadline, every body a size cap,
  * every address passes the address policy (checked on the address actually connected to), redirects are
- * never followed, and an optional proxy (http, https or socks5) carries the request.
+ * never followed, and an optional proxy (http, https or socks5) carries the request. `over_budget`: the answer
+ * did not fit in what the shared ByteBudget had left (the process's limit, not the upstream's fault).
  */
-export type UpstreamFailure = 'refused' | 'timeout' | 'too_large' | 'unreachable' | 'bad_url';
+export type UpstreamFailure = 'refused' | 'timeout' | 'too_large' | 'unreachable' | 'bad_url' | 'over_budget';
 
 /** A failure before or while talking to the upstream; `detail` never holds a URL path, header or secret. */
 export class UpstreamError extends Error {
@@ -27,6 +29,8 @@ export interface UpstreamClientOptions {
   timeoutMs: number;
   /** Default cap on a response body. */
   maxBytes: number;
+  /** Bytes of whole answers (request(), an error answer's text()) held at once, shared with other clients. */
+  budget?: ByteBudget;
 }
 
 export interface UpstreamRequest {
@@ -141,24 +145,40 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     }
   }
 
-  async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, deadline: Deadline, timeoutMs: number): Promise<string> {
+  /**
+   * The whole body as text, at most maxBytes, each byte reserved in the budget while it is held. A declared
+   * length is reserved at once and read into one buffer of that size; the bytes are decoded once, at the end.
+   */
+  async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, deadline: Deadline, timeoutMs: number, declared?: number): Promise<string> {
+    const budget = options.budget;
+    let reserved = 0;
+    const reserve = (bytes: number) => {
+      if (budget && !budget.reserve(bytes)) throw new UpstreamError('over_budget', `upstream answers held in memory would exceed ${budget.limit} bytes`);
+      reserved += bytes;
+    };
     const chunks: Buffer[] = [];
     let size = 0;
     try {
-      for await (const chunk of body) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          body.destroy();
-          throw new UpstreamError('too_large', `response body exceeds ${maxBytes} bytes`);
+      const whole = declared !== undefined ? (reserve(declared), Buffer.allocUnsafe(declared)) : null;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (size + chunk.length > maxBytes) throw new UpstreamError('too_large', `response body exceeds ${maxBytes} bytes`);
+        // Bytes beyond a declared length (undici normally refuses them) are kept and reserved apart.
+        const rest = whole && size < whole.length ? chunk.subarray(chunk.copy(whole, size)) : chunk;
+        if (rest.length) {
+          reserve(rest.length);
+          chunks.push(rest);
         }
-        chunks.push(chunk as Buffer);
+        size += chunk.length;
       }
+      if (!whole) return Buffer.concat(chunks, size).toString('utf8');
+      return (chunks.length ? Buffer.concat([whole, ...chunks], size) : whole.subarray(0, size)).toString('utf8');
     } catch (e) {
+      body.destroy();
       throw translate(e, deadline.passed ? timeoutMs : null);
     } finally {
       deadline.clear();
+      budget?.release(reserved);
     }
-    return Buffer.concat(chunks).toString('utf8');
   }
 
   return {
@@ -169,12 +189,13 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       const maxBytes = r.maxBytes ?? options.maxBytes;
       const { res, deadline, timeoutMs } = await open(r);
       const length = Number(res.headers['content-length']);
-      if (Number.isFinite(length) && length > maxBytes) {
+      const declared = res.headers['content-length'] !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+      if (declared !== undefined && declared > maxBytes) {
         res.body.destroy();
         deadline.clear();
         throw new UpstreamError('too_large', `response body exceeds ${maxBytes} bytes`);
       }
-      return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, maxBytes, deadline, timeoutMs) };
+      return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, maxBytes, deadline, timeoutMs, declared) };
     },
 
     /** A streamed response (SSE, NDJSON): lines as they arrive; `idleMs` bounds the wait for the next bytes. */
