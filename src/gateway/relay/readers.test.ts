@@ -75,3 +75,14 @@ test('Gemini pass-through cut after output: Google\'s mid-stream error event; an
   assert.equal(failing.output, true);
   assert.throws(() => failing.line(input[2]!), (e: unknown) => e instanceof UpstreamPayloadError && e.status === 503);
 });
+
+test('a long passed-through chat stream still counts its whole text, read as it goes past the kept bound', () => {
+  const reader = pivotReader(openaiStreamDecoder(), chatEncoder(false), true);
+  const piece = 'z'.repeat(1000);
+  const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}`;
+  const input = Array.from({ length: 3000 }, (_, i) => [chunk(`${i % 10}${piece}`), '']).flat();
+  read(reader, input, false);
+  assert.equal(reader.usage(), null);
+  const expected = Array.from({ length: 3000 }, (_, i) => `${i % 10}${piece}`).join('');
+  assert.equal(reader.text(), expected);
+});

@@ -57,6 +57,9 @@ function chunkText(c: ChatChunk): string {
   return t;
 }
 
+/** Characters of passed-through lines a stream keeps unread (for counting its text if no usage comes). */
+const MAX_UNPARSED_CHARS = 1024 * 1024;
+
 /** The text of a passed-through line (a line that is not JSON adds nothing). */
 function parsedText(data: string): string {
   try {
@@ -77,6 +80,7 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
   let usage: ChatUsage | null = null;
   const text: string[] = [];
   const unparsed: string[] = [];
+  let unparsedChars = 0;
   /**
    * A passed-through data line waits for the blank line that ends its event: a stream cut inside the line
    * (then EOF) leaves an incomplete event, which is dropped, as an SSE client drops it, never sent broken.
@@ -94,6 +98,13 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
       if (held !== null) {
         // The blank line completes the held event; an event's end is a blank line, so it goes out now.
         unparsed.push(held.slice(5));
+        unparsedChars += held.length;
+        // A long stream is not kept whole: past a bound its passed-through lines are read for their text.
+        if (unparsedChars > MAX_UNPARSED_CHARS) {
+          text.push(unparsed.map(parsedText).join(''));
+          unparsed.length = 0;
+          unparsedChars = 0;
+        }
         out = `${held}\n\n`;
         held = null;
         if (line === '') return out;
