@@ -186,7 +186,8 @@ export function cachingStatements(handle: SQLite.Database): SQLite.Database {
  * process at a time migrates a database: another one starting alongside (the server and a CLI command) waits,
  * then finds the migrations applied. PostgreSQL and MySQL: Kysely's Migrator holds an advisory lock
  * (pg_advisory_lock, GET_LOCK) over the run; SQLite: it takes none, so the whole run is one exclusive
- * transaction here (which also makes a failed run leave nothing behind).
+ * transaction here (which also makes a failed run leave nothing behind), so a SQLite migration never opens a
+ * transaction of its own.
  */
 export async function migrate(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
   const handle = sqliteHandleOf(database.db);
