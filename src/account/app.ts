@@ -23,7 +23,7 @@ export { createAccountContext };
 export async function buildAccountApp(config: Config, runtime: Runtime) {
   const ctx = await createAccountContext(config, runtime);
   await warmUpPasswordHashing();
-  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog });
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog });
   await app.register(cookie);
   app.decorate('account', ctx);
   const rl = config.rateLimit;

@@ -299,6 +299,8 @@ export function loadConfig(env: Env = process.env) {
     enabledOperations: list(env, 'ENABLED_OPERATIONS'),
     explicitIdentity: bool(env, 'EXPLICIT_IDENTITY', false),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 262144, 1024, 64 * 1024 * 1024),
+    /** How deep arrays and objects of a JSON body may nest; above ~1000 JSON.stringify nears a stack overflow. */
+    bodyMaxDepth: int(env, 'BODY_MAX_DEPTH', 128, 8, 1000),
     securityProofTtlSeconds: int(env, 'SECURITY_PROOF_TTL_SECONDS', 300, 10, 3600),
     totpIssuer: str(env, 'TOTP_ISSUER', 'New API'),
     /** The site name new-api's dashboard shows (AS01 `system_name`). */

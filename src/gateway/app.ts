@@ -162,7 +162,7 @@ function routesOf(
  */
 export async function buildGatewayApp(config: Config, runtime: Runtime, opts: { edgeAdmin?: EdgeAdminHolder } = {}) {
   const { ctx, services } = await createGatewayContext(config, runtime);
-  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, catalog: errorCatalog, renderError: renderRelayError });
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog, renderError: renderRelayError });
   const relay = createRelay(ctx, services, runtime);
   app.decorate('gateway', ctx);
   let registered: ReturnType<typeof registerOperations>;

@@ -52,6 +52,7 @@ export const edgeErrors = {
   },
   invalid_request_body: { status: 400, type: 'invalid_request_error', en: 'Invalid request body: {detail}', zh: '请求体无效：{detail}' },
   invalid_json: { status: 400, type: 'invalid_request_error', en: 'The request body is not valid JSON', zh: '请求体不是合法的 JSON' },
+  json_too_deep: { status: 400, type: 'invalid_request_error', en: 'The request body nests arrays or objects deeper than {max} levels', zh: '请求体中数组或对象的嵌套超过 {max} 层' },
   request_too_large: { status: 413, type: 'invalid_request_error', en: 'The request body is too large', zh: '请求体过大' },
   request_headers_too_large: { status: 431, type: 'invalid_request_error', en: 'The request headers or URL are too large', zh: '请求头或 URL 过大' },
   request_timeout: { status: 408, type: 'invalid_request_error', en: 'The request was not received in time', zh: '未能及时收到完整请求' },
@@ -104,6 +105,7 @@ export const edgeErrors = {
 export const edgeCodeOfKit: Record<string, keyof typeof edgeErrors> = {
   INVALID_PARAMETERS: 'invalid_request_body',
   INVALID_JSON: 'invalid_json',
+  JSON_TOO_DEEP: 'json_too_deep',
   PAYLOAD_TOO_LARGE: 'request_too_large',
   HEADERS_TOO_LARGE: 'request_headers_too_large',
   REQUEST_TIMEOUT: 'request_timeout',

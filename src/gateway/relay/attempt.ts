@@ -3,16 +3,18 @@ import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import type { StreamReader } from './readers.js';
-import { UpstreamPayloadError, type UpstreamCall } from './wire/types.js';
+import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from './wire/types.js';
 
-/** Upstream statuses that say the request itself is wrong: another channel would refuse it too. */
-const REQUEST_ERRORS = new Set([400, 413, 422]);
+/** Upstream statuses that say the request itself is wrong: another channel would refuse it too, and no breaker counts them. */
+export const REQUEST_ERRORS = new Set([400, 413, 422]);
 
 /**
  * What kind of failure it was, as the circuit breaker counts them (an HTTP status, or one of these). `local`: a
- * limit of this process refused the call (memory for answers), never the channel's failure.
+ * limit of this process refused the call (memory for answers); `unsupported`: the channel's wire format cannot
+ * carry the request; `internal`: an exception of the relay's own, not of the upstream's answer. None of these
+ * is ever the channel's failure.
  */
-export type FailureKind = 'http' | 'timeout' | 'unreachable' | 'bad_response' | 'stream' | 'refused' | 'local';
+export type FailureKind = 'http' | 'timeout' | 'unreachable' | 'bad_response' | 'stream' | 'refused' | 'local' | 'unsupported' | 'internal';
 
 /**
  * What a caller is told of a failure that is not about its request: what happened and what to do, never the
@@ -24,6 +26,7 @@ const CALLER_DETAILS: Record<string, string> = {
   relay_upstream_timeout: 'no answer in time; try again later',
   relay_upstream_unreachable: 'try again later',
   relay_upstream_bad_response: 'try again later',
+  relay_internal_error: 'try again later',
 };
 
 /** Statuses by which an upstream says it is busy (rate limited, unavailable, Anthropic's overloaded). */
@@ -41,6 +44,8 @@ export class AttemptFailure extends Error {
    * caller can fix it), else a plain account of what happened; `detail` stays in the relay log for staff.
    */
   readonly callerDetail: string;
+  /** The relay's own exception behind an `internal` failure, for the log (never shown to the caller). */
+  readonly internal: unknown;
 
   constructor(
     /** A catalog code (relay_upstream_*). */
@@ -50,7 +55,7 @@ export class AttemptFailure extends Error {
     /** What went wrong, secrets of the channel removed. */
     readonly detail: string,
     readonly retryable: boolean,
-    more: { upstreamCode?: string | null; kind?: FailureKind; retryAfterMs?: number | null; callerDetail?: string } = {},
+    more: { upstreamCode?: string | null; kind?: FailureKind; retryAfterMs?: number | null; callerDetail?: string; internal?: unknown } = {},
   ) {
     super(detail);
     this.name = 'AttemptFailure';
@@ -58,6 +63,7 @@ export class AttemptFailure extends Error {
     this.upstreamCode = more.upstreamCode ?? null;
     this.kind = more.kind ?? (status > 0 ? 'http' : 'bad_response');
     this.retryAfterMs = more.retryAfterMs ?? null;
+    this.internal = more.internal;
   }
 }
 
@@ -93,7 +99,10 @@ export function httpFailure(status: number, text: string, t: UpstreamTarget, hea
   return new AttemptFailure('relay_upstream_error', status, upstreamMessage(text, t), !REQUEST_ERRORS.has(status), { upstreamCode: cleanCode(upstreamCodeOf(text), t), retryAfterMs: retryAfterMs(headers['retry-after']) });
 }
 
-/** Any error of an attempt as an AttemptFailure (unknown errors are bad answers, tried elsewhere). */
+/**
+ * Any error of an attempt as an AttemptFailure. An error that neither the upstream exchange nor the reading of
+ * its answer raised on purpose is the relay's own (a bug, a stack overflow): `internal`, not retried, a 500.
+ */
 export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
   if (e instanceof AttemptFailure) return e;
   if (e instanceof UpstreamError) {
@@ -103,7 +112,9 @@ export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
     return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large', { kind });
   }
   if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, { upstreamCode: cleanCode(e.upstreamCode, t) });
-  return new AttemptFailure('relay_upstream_bad_response', 0, excerpt((e as Error)?.message ?? String(e), t.secrets), true);
+  if (e instanceof UnsupportedByChannel) return new AttemptFailure('relay_invalid_request', 0, e.message, true, { kind: 'unsupported', callerDetail: e.callerDetail });
+  const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return new AttemptFailure('relay_internal_error', 0, excerpt(`an internal error of the relay: ${what}`, t.secrets), false, { kind: 'internal', internal: e });
 }
 
 function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal: AbortSignal | undefined) {

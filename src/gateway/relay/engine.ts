@@ -1,5 +1,6 @@
 import type { RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelaySummary, RelayUsage } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
+import { checkJsonValueDepth } from '../../kit/json/limits.js';
 import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
 import type { AffinityService, RelayRequest } from '../affinity/service.js';
@@ -43,6 +44,13 @@ export class RelayEngine implements RelayPort {
 
   async relay(call: RelayCall): Promise<RelayAnswer> {
     const startedAt = performance.now();
+    // The HTTP listeners refuse such bodies at parse time; a caller in this process is held to the same limit.
+    const maxDepth = this.d.ctx.config.bodyMaxDepth;
+    try {
+      checkJsonValueDepth(call.body, maxDepth);
+    } catch {
+      throw new AppError('relay_request_too_deep', { params: { max: maxDepth } });
+    }
     const plan = new Plan(call);
     const price = await this.d.pricing.price(plan.model, call.caller.group);
     if (!price && !this.d.allowUnpriced) {
@@ -74,6 +82,10 @@ export class RelayEngine implements RelayPort {
         last = { failure, leg };
         failedWith = failure.status || undefined;
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
+        if (failure.kind === 'internal') {
+          this.internalError(failure, leg);
+          break;
+        }
         if (call.signal?.aborted) break;
         if (failure.kind !== 'local') await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);
         if (!failure.retryable) break;
@@ -110,6 +122,7 @@ export class RelayEngine implements RelayPort {
     }
 
     const reader = plan.reader(leg.dialect, leg.upstreamModel);
+    const internalError = (f: AttemptFailure, l: Leg) => this.internalError(f, l);
     const open = await openStream(this.d.upstream, request, target, reader, this.d.limits, call.signal);
     served(200);
     const firstByteMs = Math.round(performance.now() - startedAt);
@@ -157,6 +170,12 @@ export class RelayEngine implements RelayPort {
           return;
         }
         const failure = asFailure(e, target);
+        if (failure.kind === 'internal') {
+          internalError(failure, leg);
+          finish(500, failure.code, staffDetail(failure));
+          yield reader.fail(failure.callerDetail, failure.code);
+          return;
+        }
         finish(502, 'relay_stream_interrupted', staffDetail(failure));
         yield reader.fail(failure.callerDetail, 'relay_stream_interrupted');
       } finally {
@@ -200,6 +219,12 @@ export class RelayEngine implements RelayPort {
     if (!rejected) return;
     const reported = Object.fromEntries(Object.entries(rejected).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 64) : typeof v === 'object' && v !== null ? '(object)' : v]));
     this.d.ctx.log.warn({ channelId: leg.channel.row.id, channel: leg.channel.row.name, model: plan.model, requestId: plan.call.requestId, reported }, 'relay: the upstream reported usage that cannot be right; counted with the tokenizer instead');
+  }
+
+  /** An exception of the relay's own: logged for staff; it is no failure of the channel (no breaker, no failover). */
+  private internalError(f: AttemptFailure, leg: Leg) {
+    const e = f.internal as Error | undefined;
+    this.d.ctx.log.error({ err: { name: e?.name, message: e?.message, stack: e?.stack?.split('\n').slice(0, 8).join('\n') }, channelId: leg.channel.row.id }, 'relay: internal error during a call');
   }
 
   /** A failed attempt feeds its channel's (or key's) breaker; the affinity entry naming that channel is dropped. */
@@ -255,6 +280,7 @@ function staffDetail(f: AttemptFailure): string {
 /** The channel's status_code_mapping applied to what the caller is told ({"404": "500"}). */
 function mappedStatus(leg: Leg | null, f: AttemptFailure): number {
   if (f.kind === 'local') return 503;
+  if (f.kind === 'internal') return 500;
   const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : f.code === 'relay_invalid_request' ? 400 : 502);
   const status = upstream >= 400 ? upstream : 502;
   const mapped = leg ? jsonObject(leg.channel.row.status_code_mapping)[String(status)] : undefined;

@@ -60,6 +60,7 @@ export function renderRelayError(req: FastifyRequest, e: { code: string; status:
   if (!req.url.startsWith('/relay/')) return null;
   // The kit's refusals of a malformed body carry the relay's own code (the message stays the kit's).
   if (e.code === 'INVALID_PARAMETERS' || e.code === 'INVALID_JSON') e = { ...e, code: 'relay_invalid_request' };
+  if (e.code === 'JSON_TOO_DEEP') e = { ...e, code: 'relay_request_too_deep' };
   const status = (e.data as { status?: unknown } | undefined)?.status;
   const finalStatus = typeof status === 'number' ? status : e.status;
   const headers: Record<string, string> = { [RELAY_ERROR_CODE_HEADER]: e.code };

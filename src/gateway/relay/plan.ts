@@ -2,7 +2,6 @@ import type { RelayCall } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamTarget } from '../upstream/target.js';
-import { AttemptFailure } from './attempt.js';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, nativeResponsesReader, pivotReader, responsesEncoder, type StreamReader } from './readers.js';
 import { inputTokens, promptTokens } from './tokens.js';
@@ -13,7 +12,7 @@ import { generateContentCall, generateContentToChat } from './wire/gemini-caller
 import { generateContentStream } from './wire/gemini-caller-stream.js';
 import { responsesCall } from './wire/openai.js';
 import { RelayInputError, responsesToChat } from './wire/responses.js';
-import type { ChatBody, Dialect, EmbeddingsBody, Json, UpstreamCall } from './wire/types.js';
+import { UnsupportedByChannel, type ChatBody, type Dialect, type EmbeddingsBody, type Json, type UpstreamCall } from './wire/types.js';
 
 function invalid(detail: string): never {
   throw new AppError('relay_invalid_request', { params: { detail } });
@@ -85,7 +84,7 @@ export class Plan {
     const { format, body } = this.call;
     if (format === 'embeddings') {
       // Another channel of the model may serve them: a failure of this channel, not of the call.
-      if (!d.embeddings) throw new AttemptFailure('relay_invalid_request', 0, `channel type ${t.type} serves no embeddings`, true, { callerDetail: 'this model serves no embeddings' });
+      if (!d.embeddings) throw new UnsupportedByChannel(`channel type ${t.type} serves no embeddings`, 'this model serves no embeddings');
       call = d.embeddings(t, { ...body, model: upstreamModel } as EmbeddingsBody);
     } else if (format === 'responses' && this.native(d)) {
       call = responsesCall(t, d.family as 'openai' | 'azure', { ...body, model: upstreamModel });

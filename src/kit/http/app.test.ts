@@ -5,15 +5,28 @@ import { createLogger } from '../log/logger.js';
 import { createHttpApp } from './app.js';
 import { kitErrors } from './errors.js';
 
-function echoApp() {
-  const app = createHttpApp({ logger: createLogger('silent'), trustProxy: false, bodyLimit: 1024 * 1024, catalog: kitErrors });
+function echoApp(maxJsonDepth?: number) {
+  const app = createHttpApp({ logger: createLogger('silent'), trustProxy: false, bodyLimit: 1024 * 1024, catalog: kitErrors, maxJsonDepth });
   app.post('/echo', async () => ({ ok: true }));
   app.get('/item/:id', async () => ({ ok: true }));
   return app;
 }
 
-test('a NUL at the bottom of a body nested 100 000 deep: 400 INVALID_PARAMETERS, not a stack overflow', async () => {
+test('a body nested deeper than the limit: 400 JSON_TOO_DEEP, brackets inside strings not counted', async () => {
   const app = echoApp();
+  for (const body of ['['.repeat(129) + ']'.repeat(129), '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000)]) {
+    const r = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: body });
+    assert.equal(r.statusCode, 400, r.body);
+    assert.deepEqual([r.json().code, r.json().message], ['JSON_TOO_DEEP', 'The request body nests arrays or objects deeper than 128 levels']);
+  }
+  for (const body of ['['.repeat(128) + ']'.repeat(128), JSON.stringify({ a: '['.repeat(500) })]) {
+    assert.equal((await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: body })).statusCode, 200);
+  }
+  await app.close();
+});
+
+test('a NUL at the bottom of a body nested 100 000 deep (a depth limit above it): 400 INVALID_PARAMETERS, not a stack overflow', async () => {
+  const app = echoApp(1_000_000);
   for (const body of ['['.repeat(100_000) + '"\\u0000"' + ']'.repeat(100_000), '{"a":'.repeat(100_000) + '"\\u0000"' + '}'.repeat(100_000)]) {
     const r = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: body });
     assert.equal(r.statusCode, 400, r.body);

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { checkJsonTextDepth, DEFAULT_MAX_JSON_DEPTH } from '../json/limits.js';
 import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
 
@@ -27,6 +28,8 @@ export interface HttpAppOptions {
   logger: Logger;
   trustProxy: boolean;
   bodyLimit: number;
+  /** How deep a JSON body may nest (400 JSON_TOO_DEEP beyond; kit/json/limits.ts); DEFAULT_MAX_JSON_DEPTH when absent. */
+  maxJsonDepth?: number;
   catalog: ErrorCatalog;
   /**
    * Renders an error body other than the default envelope {success, code, message} (a deployable with its
@@ -99,6 +102,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false });
   app.setValidatorCompiler(({ schema, httpPart }) => compileOnFirstUse(httpPart === 'body' ? strict : coercing, schema));
 
+  const maxJsonDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
@@ -108,6 +112,11 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
       parsed = JSON.parse(text);
     } catch {
       return done(new AppError('INVALID_JSON'), undefined);
+    }
+    try {
+      checkJsonTextDepth(text, maxJsonDepth);
+    } catch {
+      return done(new AppError('JSON_TOO_DEEP', { params: { max: maxJsonDepth } }), undefined);
     }
     // JSON can only carry a NUL character as the escape \u0000, so only such bodies are walked.
     if (text.includes('\\u0000') && holdsNul(parsed)) return done(nulRefused(), undefined);

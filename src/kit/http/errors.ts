@@ -34,6 +34,7 @@ export class AppError extends Error {
 export const kitErrors = {
   INVALID_PARAMETERS: { status: 400, en: 'Invalid parameters: {detail}', zh: '参数错误：{detail}' },
   INVALID_JSON: { status: 400, en: 'Request body is not valid JSON', zh: '请求体不是合法的 JSON' },
+  JSON_TOO_DEEP: { status: 400, en: 'The request body nests arrays or objects deeper than {max} levels', zh: '请求体中数组或对象的嵌套超过 {max} 层' },
   PAYLOAD_TOO_LARGE: { status: 413, en: 'Request body is too large', zh: '请求体过大' },
   HEADERS_TOO_LARGE: { status: 431, en: 'Request headers or URL are too large', zh: '请求头或 URL 过大' },
   REQUEST_TIMEOUT: { status: 408, en: 'The request was not received in time', zh: '未能及时收到完整请求' },

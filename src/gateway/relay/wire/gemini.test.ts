@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
 import { geminiDialect } from './gemini.js';
-import { UpstreamPayloadError, type ChatBody, type ChatChunk, type EmbeddingsBody } from './types.js';
+import { UnsupportedByChannel, UpstreamPayloadError, type ChatBody, type ChatChunk, type EmbeddingsBody } from './types.js';
 
 /** Golden files written by hand from Google's documented formats, not by running this code. */
 const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/relay/gemini');
@@ -160,8 +160,8 @@ test('an embeddings request becomes batchEmbedContents', () => {
 });
 
 test('token-array embeddings inputs are refused', () => {
-  assert.throws(() => geminiDialect.embeddings!(target, { model: 'm', input: [1, 2, 3] }), RangeError);
-  assert.throws(() => geminiDialect.embeddings!(target, { model: 'm', input: [[1, 2], [3]] }), RangeError);
+  assert.throws(() => geminiDialect.embeddings!(target, { model: 'm', input: [1, 2, 3] }), UnsupportedByChannel);
+  assert.throws(() => geminiDialect.embeddings!(target, { model: 'm', input: [[1, 2], [3]] }), UnsupportedByChannel);
 });
 
 test('a batchEmbedContents answer becomes an OpenAI embeddings list', () => {

@@ -26,6 +26,7 @@ import {
   type Json,
   type ToolCall,
   type UpstreamCall,
+  UnsupportedByChannel,
 } from './types.js';
 
 /** Gemini (Generative Language API v1beta): generateContent, streamGenerateContent?alt=sse, batchEmbedContents. */
@@ -246,7 +247,7 @@ function chatResult(json: unknown, model: string): ChatCompletion {
 function embeddings(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall {
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   if (!inputs.every((input): input is string => typeof input === 'string')) {
-    throw new RangeError('token arrays are not supported by this upstream');
+    throw new UnsupportedByChannel('token arrays are not supported by this upstream');
   }
   const dimensions = typeof body.dimensions === 'number' ? { outputDimensionality: body.dimensions } : {};
   return {

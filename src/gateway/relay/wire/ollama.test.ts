@@ -162,7 +162,7 @@ for (const name of ['embeddings.json', 'embeddings-multiple.json']) {
 
 test('ollama: token arrays cannot be embedded; an error body throws', () => {
   for (const input of [[1, 2, 3], [[1, 2], [3]]]) {
-    assert.throws(() => ollamaDialect.embeddings!(target(), { model: 'all-minilm', input }), { name: 'RangeError', message: 'token arrays are not supported by this upstream' });
+    assert.throws(() => ollamaDialect.embeddings!(target(), { model: 'all-minilm', input }), { name: 'UnsupportedByChannel', message: 'token arrays are not supported by this upstream' });
   }
   assert.throws(() => ollamaDialect.embeddingsResult!({ error: 'model "nomic" not found' }, 'nomic'), UpstreamPayloadError);
   assert.throws(() => ollamaDialect.embeddingsResult!({ model: 'nomic' }, 'nomic'), UpstreamPayloadError);

@@ -21,6 +21,7 @@ import {
   type StreamDecoder,
   type ToolCall,
   type UpstreamCall,
+  UnsupportedByChannel,
 } from './types.js';
 
 /** Ollama's native API (`/api/chat`, `/api/embed`): NDJSON streams, tool arguments as objects, counts instead of usage. */
@@ -239,7 +240,7 @@ function ollamaStreamDecoder(model: string): StreamDecoder {
 
 function embeddingsCall(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall {
   if (Array.isArray(body.input) && body.input.some((item) => typeof item !== 'string')) {
-    throw new RangeError('token arrays are not supported by this upstream');
+    throw new UnsupportedByChannel('token arrays are not supported by this upstream');
   }
   const out: Json = { model: body.model, input: body.input, truncate: true };
   if (typeof body.dimensions === 'number') out.dimensions = body.dimensions;

@@ -97,6 +97,18 @@ export class UpstreamPayloadError extends Error {
   }
 }
 
+/** A request this channel's wire format cannot carry (another channel of the model may): never the channel's failure. */
+export class UnsupportedByChannel extends Error {
+  constructor(
+    message: string,
+    /** What the caller is told (no channel's name or type). */
+    readonly callerDetail = message,
+  ) {
+    super(message);
+    this.name = 'UnsupportedByChannel';
+  }
+}
+
 /** Reads an upstream stream line by line (SSE `event:`/`data:` lines and blank lines, or NDJSON) into chat chunks. */
 export interface StreamDecoder {
   /** Chunks produced by one line (often none: `event:` lines, keep-alives, blank lines). Throws UpstreamPayloadError on an error event. */
