@@ -43,6 +43,7 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
     root = await s.staff('root', 'root');
   });
   after(async () => {
+    await s.relay.breaker.settled();
     assert.ok(!s.everything().includes(KEY), 'a key leaked');
     await s.close();
     await up.close();
@@ -68,18 +69,22 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
     const flaky = await channel('flaky', m, { priority: 10 });
     await channel('ok', m);
     for (let i = 0; i < 3; i++) assert.equal((await call(m)).json.choices[0].message.content, 'ok');
+    // The third failure sends the channel test's request; its failure opens the breaker (issue 29).
+    await s.relay.breaker.settled();
+    assert.equal(hits('flaky'), 4, 'the canned probe');
     const opened = await statusOf(flaky);
     assert.equal(opened.status, 3);
-    assert.match(opened.other_info, /breaker: 3 failures within 60 s/);
+    assert.match(opened.other_info, /breaker: 3 failures within 60 s.*the channel test failed too/);
     const before = hits('flaky');
     for (let i = 0; i < 5; i++) await call(m);
     assert.equal(hits('flaky'), before, 'open: no request reaches it');
     await sleep(1100);
-    await call(m); // the probe fails: open again, for 2 s now
-    assert.equal(hits('flaky'), before + 1, 'half-open: one probe');
+    await call(m); // the half-open request fails, and the canned probe too: open again, for 2 s now
+    await s.relay.breaker.settled();
+    assert.equal(hits('flaky'), before + 2, 'half-open: one request, then the canned probe');
     await sleep(1100);
     await call(m);
-    assert.equal(hits('flaky'), before + 1, 'the second cooldown is longer');
+    assert.equal(hits('flaky'), before + 2, 'the second cooldown is longer');
     mode.flaky = 'ok';
     await sleep(1000);
     assert.equal((await call(m)).json.choices[0].message.content, 'flaky', 'the probe is served by the recovered channel');
@@ -97,6 +102,7 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
     await channel('ok', m);
     assert.equal((await root.post(`/api/channel/${off}/status`, { status: 2 })).status, 200);
     for (let i = 0; i < 3; i++) await call(m);
+    await s.relay.breaker.settled();
     assert.equal((await statusOf(a)).status, 3);
     mode.a = 'slow';
     await sleep(1100);
@@ -137,6 +143,7 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
     const created = await root.post('/api/channel/', { mode: 'multi_to_single', multi_key_mode: 'polling', channel: { type: 1, name: 'multi', base_url: `${up.url}/multi`, models: mk, key: [`${KEY}-1`, `${KEY}-bad`, `${KEY}-3`].join('\n') } });
     const id = created.json.data.ids[0];
     for (let i = 0; i < 9; i++) assert.equal((await call(mk)).status, 200);
+    await s.relay.breaker.settled();
     const row = await s.ctx.db.selectFrom('channels').select(['status', 'channel_info']).where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.status, 1, 'the channel stays enabled');
     assert.equal(JSON.parse(row.channel_info).multi_key_status_list['1'], 3, 'its bad key is open');

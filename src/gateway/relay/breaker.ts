@@ -7,7 +7,8 @@ import { setAutoStatus } from '../channels/auto-status.js';
 import type { ChannelRow } from '../channels/store.js';
 import { shouldDisable } from '../channel-tests/rules.js';
 import type { GatewayContext } from '../context.js';
-import type { AttemptFailure } from './attempt.js';
+import type { ProbeOutcome } from '../upstream/probe.js';
+import { REQUEST_ERRORS, type AttemptFailure } from './attempt.js';
 
 const BREAKER: Actor = { id: 0, name: 'system:breaker' };
 const TRIPS_WINDOW_SECONDS = 7 * 86_400;
@@ -22,6 +23,15 @@ export const guardId = (g: { row: { id: number }; keyIndex: number | null }) => 
 
 type BreakerConfig = Config['gateway']['relay']['breaker'];
 
+/** The channel test's canned request sent to a channel (or key): null when it cannot be sent (the channel is gone). */
+export type CannedProbe = (g: Guarded) => Promise<ProbeOutcome | null>;
+
+/** Failures that say nothing about the channel: the request's own (400, 413, 422), one it cannot carry, the relay's own bug. */
+function channelFault(f: AttemptFailure): boolean {
+  if (f.kind === 'internal' || f.kind === 'unsupported') return false;
+  return !REQUEST_ERRORS.has(f.status);
+}
+
 /**
  * Circuit breakers of channels and keys, shared across instances through `windows` (Redis or this process):
  * closed → open when N counted failures fall within the window (or at once when the automatic-disable rules
@@ -30,6 +40,13 @@ type BreakerConfig = Config['gateway']['relay']['breaker'];
  * key's) automatic disable (status 3, with its reason and time): the rules of G33/G34 and the relay share it,
  * and a channel that G33 disabled is probed like one the breaker opened. A manually disabled channel is never
  * probed. Retry-After keeps a channel or key out of use until then, without opening it.
+ *
+ * Callers' failures only raise the question: before a breaker opens (or reopens after a failed half-open
+ * request) the channel test's canned request is sent to the channel or key, and only its failure opens it. A
+ * passing probe says the failures were the callers' own (a prompt the upstream stalls on, content it refuses):
+ * the count starts again and the channel stays in use, so no caller alone can take a shared channel away.
+ * The request's own failures (400, 413, 422), requests a channel's format cannot carry and the relay's own
+ * exceptions are never counted. docs/differences.md has the rule beside the reference's.
  */
 export class Breaker {
   constructor(
@@ -37,6 +54,7 @@ export class Breaker {
     private readonly windows: Windows,
     private readonly probes: InFlight,
     private readonly onChange: () => void,
+    private readonly probeChannel: CannedProbe,
   ) {}
 
   /** Told of every state change (the relay's metrics). */
@@ -92,23 +110,58 @@ export class Breaker {
   async failed(g: Guarded, f: AttemptFailure, probe: boolean): Promise<void> {
     const id = guardId(g);
     if (f.retryAfterMs !== null && f.retryAfterMs > 0) await this.windows.block(`pause:${id}`, Date.now() + Math.min(f.retryAfterMs, this.ctx.config.gateway.relay.retryAfterMaxSeconds * 1000));
-    if (g.row.auto_ban !== 1) return;
+    if (g.row.auto_ban !== 1 || !channelFault(f)) return;
     const rules = this.ctx.config.gateway.channelTest;
     const outcome = { ok: false as const, errorCode: f.upstreamCode ?? f.code, message: f.detail, ...(f.status ? { status: f.status } : {}) };
     const credential = shouldDisable(outcome, rules);
     const reason = `${outcome.errorCode}: ${f.detail}`.slice(0, 400);
     if (probe) {
-      if (credential || this.counts(f)) {
-        await this.reopen(g, id);
-        this.onTransition?.('reopened');
-      }
+      if (credential || this.counts(f)) this.confirm(g, id, reason, true);
       return;
     }
-    if (credential) return this.trip(g, id, reason);
+    if (credential) return this.confirm(g, id, reason, false);
     if (!this.settings.enabled || !this.counts(f)) return;
     const t = this.thresholds(g.row);
     const n = await this.windows.hit(`fail:${id}`, t.windowSeconds);
-    if (n >= t.failures) await this.trip(g, id, `breaker: ${n} failures within ${t.windowSeconds} s, the last ${reason}`);
+    if (n >= t.failures) this.confirm(g, id, `breaker: ${n} failures within ${t.windowSeconds} s, the last ${reason}`, false);
+  }
+
+  /**
+   * In the background (the failed call goes on to the next channel): sends the canned probe, one at a time per
+   * channel or key across instances. Its failure opens the breaker (or reopens a half-open one); its success
+   * clears the failure count (and closes a half-open breaker). No answer at all opens nothing.
+   */
+  private confirm(g: Guarded, id: string, reason: string, halfOpen: boolean): void {
+    const slot = `confirm:${id}`;
+    const run = async () => {
+      if (!(await this.probes.acquire(slot, 1))) return;
+      try {
+        const outcome = await this.probeChannel(g);
+        if (!outcome) return;
+        if (outcome.ok) {
+          await this.windows.clear(`fail:${id}`);
+          if (halfOpen) await this.served(g, true);
+          return;
+        }
+        const detail = `${reason}; the channel test failed too: ${outcome.errorCode}`.slice(0, 450);
+        if (!halfOpen) return await this.trip(g, id, detail);
+        await this.reopen(g, id);
+        this.onTransition?.('reopened');
+      } finally {
+        await this.probes.release(slot);
+      }
+    };
+    const done: Promise<void> = run()
+      .catch((e) => this.ctx.log.warn({ err: { message: (e as Error).message }, channelId: g.row.id, keyIndex: g.keyIndex }, 'relay: breaker probe not completed'))
+      .finally(() => this.pending.delete(done));
+    this.pending.add(done);
+  }
+
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /** Until the canned probes under way have decided (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
   }
 
   /** A served call: a probe's success closes its breaker (the channel or key is enabled again). */

@@ -5,11 +5,12 @@ import { memoryInFlight, redisInFlight } from '../../kit/ratelimit/inflight.js';
 import { createUpstreamClient } from '../../kit/upstream/client.js';
 import type { AffinityService } from '../affinity/service.js';
 import type { ChannelService } from '../channels/service.js';
+import type { ChannelTestService } from '../channel-tests/service.js';
 import { STATUS } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { RatioSyncService } from '../ratio-sync/service.js';
 import type { Registry } from 'prom-client';
-import { Breaker } from './breaker.js';
+import { Breaker, type Guarded } from './breaker.js';
 import { RelayMetrics } from './metrics.js';
 import { RelayEngine } from './engine.js';
 import { RelayLogWriter } from './log-writer.js';
@@ -22,7 +23,7 @@ const BUDGET_ACTOR = { id: 0, name: 'system:budget' };
  * Builds the relay of a gateway app: its own upstream client (relay deadlines and caps), breakers (shared
  * through Redis when configured), routing view, pricing and log.
  */
-export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; affinity: AffinityService; ratios: RatioSyncService }, runtime?: Pick<Runtime, 'redis'>) {
+export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; affinity: AffinityService; ratios: RatioSyncService; tests: ChannelTestService }, runtime?: Pick<Runtime, 'redis'>) {
   const r = ctx.config.gateway.relay;
   const upstream = createUpstreamClient({
     policy: { allowPrivate: ctx.config.gateway.upstream.allowPrivate, allow: ctx.config.gateway.upstream.allow },
@@ -34,7 +35,12 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
   const windows = runtime?.redis ? redisWindows(runtime.redis, prefix) : memoryWindows();
   const probes = runtime?.redis ? redisInFlight(runtime.redis, `${prefix}probe:`, 300) : memoryInFlight();
   let routing: Routing;
-  const breaker = new Breaker(ctx, windows, probes, () => routing.invalidate());
+  /** The channel test's request (G34's) to one channel or key: what decides whether callers' failures are the channel's. */
+  const probeChannel = async (g: Guarded) => {
+    const c = await routing.channel(g.row.id, true);
+    return c ? (await s.tests.run(c.target(g.keyIndex), {})).outcome : null;
+  };
+  const breaker = new Breaker(ctx, windows, probes, () => routing.invalidate(), probeChannel);
   routing = new Routing(s.channels, breaker, r.routeCacheMs);
   const log = new RelayLogWriter(ctx.database, (deltas) => s.channels.addUsedQuota(deltas), ctx.log, r.logRetentionDays);
 
