@@ -1,5 +1,6 @@
 import type { Breaker, Guarded } from './breaker.js';
 import { guardId } from './breaker.js';
+import type { GatewayContext } from '../context.js';
 import type { OpenChannel, Routing } from './routing.js';
 import { dialectFor } from './wire/index.js';
 import type { Dialect } from './wire/types.js';
@@ -15,6 +16,7 @@ export interface Leg {
 }
 
 export interface LegSource {
+  ctx: Pick<GatewayContext, 'log'>;
   routing: Routing;
   breaker: Breaker;
   /** Whether a channel has spent its budget (and was disabled for it): it is skipped. */
@@ -42,13 +44,18 @@ export async function* legsOf(s: LegSource, group: string, model: string, prefer
     if (attempted && (await s.breaker.unusable([`ch:${c.id}`])).size) continue;
     const channel = await s.routing.channel(c.id, c.probe);
     if (!channel || (await s.spent(channel))) continue;
+    const dialect = dialectFor(channel.row.type);
+    if (!dialect) {
+      s.ctx.log.warn({ channelId: channel.row.id, type: channel.row.type }, 'relay: channel skipped, the relay does not speak its type');
+      continue;
+    }
     const tried = new Set<number>();
     for (;;) {
       const pick = await keyOf(s, channel, c.probe, tried);
       if (!pick) break;
       const target = channel.target(pick.keyIndex);
       attempted = true;
-      const failedWith = yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, dialect: dialectFor(channel.row.type), upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
+      const failedWith = yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, dialect, upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
       if (pick.keyIndex === null || failedWith === undefined || !KEY_FAILURES.has(failedWith)) break;
       tried.add(pick.keyIndex);
     }
