@@ -1,6 +1,7 @@
 import { OptionalKind, type TSchema } from '@sinclair/typebox';
 import { errorCatalog } from './errors/index.js';
 import { edgeCodeOfKit } from './errors/edge.js';
+import { relayCodeOfKit } from './errors/relay.js';
 import type { RegisteredOperation } from './registry.js';
 import { NoData, type AnswerDoc, type AuthClass, type Deployable, type OperationSpec } from './types.js';
 
@@ -109,7 +110,7 @@ const PASSED_THROUGH = /^relay_(upstream|stream)_/;
  */
 export function errorCodesOf({ spec, impl, state }: RegisteredOperation): string[] {
   const codes = new Set<string>(['INVALID_PARAMETERS', 'INTERNAL_ERROR']);
-  if (spec.method !== 'GET' && spec.method !== 'DELETE') for (const c of ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']) codes.add(c);
+  if (spec.method !== 'GET' && spec.method !== 'DELETE') for (const c of ['INVALID_JSON', 'JSON_TOO_DEEP', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']) codes.add(c);
   if (impl?.rateLimit?.length) codes.add('RATE_LIMITED');
   if (spec.originGuard) codes.add('AUTH_ORIGIN_FORBIDDEN');
   if (spec.deployable !== 'edge' && !spec.plugin && state !== 'placeholder') codes.add('OPERATION_DISABLED');
@@ -122,7 +123,7 @@ export function errorCodesOf({ spec, impl, state }: RegisteredOperation): string
   const shape = errorShapeOf(spec);
   const spelled = [...codes].map((c) => {
     if (spec.deployable === 'edge') return edgeCodeOfKit[c] ?? c;
-    if (shape !== 'envelope' && (c === 'INVALID_PARAMETERS' || c === 'INVALID_JSON')) return 'relay_invalid_request';
+    if (shape !== 'envelope') return relayCodeOfKit[c] ?? c;
     return c;
   });
   for (const c of spelled) if (!errorCatalog[c]) throw new Error(`${spec.id} names error code ${c}, which the catalog does not have`);

@@ -50,6 +50,8 @@ const CALL = [
   'relay_upstream_bad_response',
   'relay_stream_interrupted',
   'relay_busy',
+  'relay_request_too_deep',
+  'relay_internal_error',
 ];
 
 export const edgeErrors = {

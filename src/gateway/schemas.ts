@@ -241,4 +241,6 @@ export const relayErrors = [
   'relay_upstream_bad_response',
   'relay_stream_interrupted',
   'relay_busy',
+  'relay_request_too_deep',
+  'relay_internal_error',
 ];

@@ -25,3 +25,10 @@ export const relayErrors = {
   relay_busy: { status: 503, type: 'server_error', en: 'The gateway is busy with other large answers; retry shortly', zh: '网关正忙于处理其他大型响应，请稍后重试' },
   relay_stream_interrupted: { status: 502, type: 'upstream_error', en: 'The upstream stream broke off: {detail}', zh: '上游流式响应中断：{detail}' },
 } satisfies ErrorCatalog;
+
+/** The kit's refusals of a malformed body as the relay's routes answer them (in the vendors' shapes too). */
+export const relayCodeOfKit: Record<string, keyof typeof relayErrors> = {
+  INVALID_PARAMETERS: 'relay_invalid_request',
+  INVALID_JSON: 'relay_invalid_request',
+  JSON_TOO_DEEP: 'relay_request_too_deep',
+};

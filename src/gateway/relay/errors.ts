@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { errorCatalog } from '../../contract/errors/index.js';
+import { relayCodeOfKit } from '../../contract/errors/relay.js';
 import type { RenderedError } from '../../kit/http/app.js';
 
 /** The catalog code of an error answered in a vendor's shape, which has no field for it (GR05, GR06). */
@@ -59,8 +60,8 @@ export function renderRelayError(req: FastifyRequest, e: { code: string; status:
   // By path, not operation: answers given before routing (an unknown or malformed path) keep the shape too.
   if (!req.url.startsWith('/relay/')) return null;
   // The kit's refusals of a malformed body carry the relay's own code (the message stays the kit's).
-  if (e.code === 'INVALID_PARAMETERS' || e.code === 'INVALID_JSON') e = { ...e, code: 'relay_invalid_request' };
-  if (e.code === 'JSON_TOO_DEEP') e = { ...e, code: 'relay_request_too_deep' };
+  const own = relayCodeOfKit[e.code];
+  if (own) e = { ...e, code: own };
   const status = (e.data as { status?: unknown } | undefined)?.status;
   const finalStatus = typeof status === 'number' ? status : e.status;
   const headers: Record<string, string> = { [RELAY_ERROR_CODE_HEADER]: e.code };
