@@ -26,9 +26,9 @@ type BreakerConfig = Config['gateway']['relay']['breaker'];
 /** The channel test's canned request sent to a channel (or key): null when it cannot be sent (the channel is gone). */
 export type CannedProbe = (g: Guarded) => Promise<ProbeOutcome | null>;
 
-/** Failures that say nothing about the channel: the request's own (400, 413, 422), one it cannot carry, the relay's own bug. */
+/** Failures that say nothing about the channel: the request's own (400, 413, 422), one it cannot carry, the relay's own (a bug, a local limit). */
 function channelFault(f: AttemptFailure): boolean {
-  if (f.kind === 'internal' || f.kind === 'unsupported') return false;
+  if (f.kind === 'internal' || f.kind === 'unsupported' || f.kind === 'local') return false;
   return !REQUEST_ERRORS.has(f.status);
 }
 
