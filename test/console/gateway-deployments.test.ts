@@ -85,6 +85,20 @@ test('gateway console deployments: off notice, list, create, rename, extend, del
   try {
     const page = await signedInGatewayPage(browser, gw.url + '/deployments', ops.token!);
     await page.getByText('io.net deployments are off').waitFor();
+    // A neutral notice: neither the error style nor the success style.
+    const off = await page.getByTestId('deployments-off').evaluate((el) => {
+      const probe = (cls: string) => {
+        const p = document.createElement('div');
+        p.className = cls;
+        document.body.append(p);
+        const c = getComputedStyle(p).color;
+        p.remove();
+        return c;
+      };
+      return { color: getComputedStyle(el).color, alert: probe('alert'), success: probe('notice') };
+    });
+    assert.notEqual(off.color, off.alert, 'the off notice is not in the error style');
+    assert.notEqual(off.color, off.success, 'the off notice is not in the success style');
 
     // The key is stored (the CLI reads it from standard input), then the CLI switches deployments on.
     await gw.services.deployments.setSettings({ apiKey: KEY });

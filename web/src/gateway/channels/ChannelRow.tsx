@@ -125,8 +125,15 @@ export function ChannelRow({ c, child }: { c: any; child?: boolean }) {
         <input type="checkbox" aria-label={t('select_one', { id: c.id })} checked={ctx.selected.has(c.id)} onChange={(e) => ctx.select([c.id], e.currentTarget.checked)} />
       </td>
       <th scope="row" class="name-cell">
-        {c.name || <span class="muted">#{c.id}</span>}
-        {c.remark && <div class="muted small">{c.remark}</div>}
+        {/* A long name is cut short on screen; the tooltip (and screen readers) have all of it. */}
+        <span class="name-text" title={c.name || undefined}>
+          {c.name || <span class="muted">#{c.id}</span>}
+        </span>
+        {c.remark && (
+          <span class="name-text muted small" title={c.remark}>
+            {c.remark}
+          </span>
+        )}
       </th>
       {ctx.columns.map((k) => (
         <td class={`col-${k}`}>{cell(k, c, outcome)}</td>

@@ -287,7 +287,9 @@ export function ChannelsPage() {
                   {t(`col_${k}`)}
                 </th>
               ))}
-              <th scope="col">{t('actions')}</th>
+              <th scope="col" class="actions-cell">
+                {t('actions')}
+              </th>
             </tr>
           </thead>
           <tbody>{filters.tag_mode ? byTag(items).map(([tag, channels]) => <TagRows tag={tag} channels={channels} />) : items.map((c) => <ChannelRow c={c} />)}</tbody>

@@ -29,7 +29,7 @@ export function TagRows({ tag, channels }: { tag: string; channels: any[] }) {
             <span class="muted">{t('n_channels', { n: channels.length })}</span>
           </div>
         </td>
-        <td>
+        <td class="actions-cell">
           <div class="row actions">
             <button type="button" class="link" onClick={() => ctx.act(() => api.call('G31', { body: { tag } }))}>
               {t('tag_enable')}

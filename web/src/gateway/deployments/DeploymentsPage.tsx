@@ -55,7 +55,9 @@ export function DeploymentsPage() {
         }
       >
         {settings && <Figures data={settings} keys={['provider', 'enabled', 'configured', 'can_connect', 'hardware_count', 'total_available']} />}
-        {settings && !ready && <p class="notice">{t('dep_off')}</p>}
+        {settings && !ready && <p class="notice info" role="status" data-testid="deployments-off">
+            {t('dep_off')}
+          </p>}
         {ready && (
           <form class="row" role="search" onSubmit={(e) => (e.preventDefault(), setPage(1), setQuery(keyword.trim()))}>
             <Field label={t('dep_keyword')} type="search" value={keyword} onInput={(e) => setKeyword(e.currentTarget.value)} />
