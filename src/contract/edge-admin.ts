@@ -122,6 +122,14 @@ export interface EdgeAdminPort {
   removeWebhook(endpointId: string): Promise<boolean>;
   /** Queues past events again to their owners' current endpoints (one event, or every event from a sequence on). */
   replay(where: { eventId?: string; sinceSequence?: number }): Promise<{ events: number; queued: number }>;
+  /** The names of the owners of these ids (the relay caller `edge:owner-<id>`); an unknown id is left out. */
+  ownerNames(ids: number[]): Promise<Map<number, string>>;
+}
+
+/** The owner id in a relay caller of the edge (`edge:owner-<id>`), else null. */
+export function edgeOwnerIdOf(caller: string): number | null {
+  const m = /^edge:owner-(\d{1,15})$/.exec(caller);
+  return m ? Number(m[1]) : null;
 }
 
 /** The port as the gateway holds it: filled once the edge is built in this process, null when it is not served here. */

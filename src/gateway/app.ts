@@ -132,6 +132,7 @@ function routesOf(
   relay: Relay | null,
   edgeAdmin: EdgeAdminHolder = { port: null },
 ): OperationImpl<any>[] {
+  const edge = new EdgeAdminService(ctx, edgeAdmin);
   const limiter = runtime ? runtime.limiter(`gateway:${ctx.installationId}`) : { hit: async () => ({ allowed: true, remaining: 0, retryAfter: 0 }) };
   return [
     ...staffRoutes(services.staff, services.proofs, limiter as never),
@@ -151,8 +152,8 @@ function routesOf(
     ...deploymentRoutes(services.deployments),
     ...settingsRoutes(services.settings),
     ...pluginRoutes(services.plugins),
-    ...relayRoutes(ctx, relay?.engine as never),
-    ...edgeAdminRoutes(ctx, new EdgeAdminService(ctx, edgeAdmin), services.proofs),
+    ...relayRoutes(ctx, relay?.engine as never, (callers) => edge.callerNames(callers)),
+    ...edgeAdminRoutes(ctx, edge, services.proofs),
   ];
 }
 

@@ -200,6 +200,8 @@ export const RelayLogEntry = Type.Object({
   created_at: Int,
   request_id: Str,
   caller: Str,
+  /** The caller's name where the gateway knows it (an edge owner's when the edge runs in this process), else null. */
+  caller_name: Type.Union([Str, Type.Null()]),
   caller_group: Str,
   format: Str,
   stream: Int,

@@ -87,15 +87,16 @@ test('gateway console deployments: off notice, list, create, rename, extend, del
     await page.getByText('io.net deployments are off').waitFor();
     // A neutral notice: neither the error style nor the success style.
     const off = await page.getByTestId('deployments-off').evaluate((el) => {
-      const probe = (cls: string) => {
+      // The colours of the error and success boxes, from probes of those classes.
+      const [alert, success] = ['alert', 'notice'].map((cls) => {
         const p = document.createElement('div');
         p.className = cls;
         document.body.append(p);
         const c = getComputedStyle(p).color;
         p.remove();
         return c;
-      };
-      return { color: getComputedStyle(el).color, alert: probe('alert'), success: probe('notice') };
+      });
+      return { color: getComputedStyle(el).color, alert, success };
     });
     assert.notEqual(off.color, off.alert, 'the off notice is not in the error style');
     assert.notEqual(off.color, off.success, 'the off notice is not in the success style');

@@ -77,7 +77,7 @@ test('gateway console Edge tab: models, keys with step-up, wallets, usage, webho
     assert.doesNotMatch(await page.locator('main').innerText(), /reserve_amount|public_model_id|GS2\d|GS3\d/, 'no raw field names or operation ids');
     await screenshot(page, 'gateway-edge-models');
 
-    // Wallets: credit an owner that does not exist yet.
+    // Wallets: crediting an owner that does not exist yet asks first; Cancel creates nothing.
     await section(page, 'Wallets').click();
     await page.getByRole('heading', { name: 'Wallets' }).waitFor();
     await page.getByRole('button', { name: 'Credit' }).first().click();
@@ -85,16 +85,40 @@ test('gateway console Edge tab: models, keys with step-up, wallets, usage, webho
     await dialog.getByLabel('Amount (units)').fill('1000000');
     await dialog.getByText('= 2 USD').waitFor();
     await dialog.getByRole('button', { name: 'Credit' }).click();
-    await page.getByText('Wallet of acme: balance 1,000,000.').waitFor();
-    await row(page, 'acme').getByText('1,000,000').first().waitFor();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.getByRole('heading', { name: 'Create owner acme?' }).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual((await root.get('/api/edge/wallets')).json.data, [], 'nothing created on Cancel');
+    await dialog.getByRole('button', { name: 'Credit' }).click();
+    await confirm.getByRole('button', { name: 'Create owner' }).click();
+    await page.getByText('Wallet of acme: balance 1,000,000 units (2 USD).').waitFor();
+    // USD beside the units.
+    await row(page, 'acme').locator('td').nth(1).getByText('2 USD').waitFor();
+    assert.match(await row(page, 'acme').locator('td').nth(1).innerText(), /^1,000,000\s+2 USD$/);
     assert.equal((await root.get('/api/edge/wallets')).json.data[0].balance, 1_000_000);
+    // A known owner is offered, and crediting it again asks nothing.
+    await row(page, 'acme').getByRole('button', { name: 'Credit' }).click();
+    assert.deepEqual(await dialog.getByTestId('edge-owner-options').locator('option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), ['acme']);
+    await dialog.getByLabel('Amount (units)').fill('250000');
+    await dialog.getByRole('button', { name: 'Credit' }).click();
+    await page.getByText('Wallet of acme: balance 1,250,000 units (2.5 USD).').waitFor();
+    assert.equal(await confirm.count(), 0);
+    assert.equal((await root.get('/api/edge/wallets')).json.data[0].balance, 1_250_000);
+    await screenshot(page, 'gateway-edge-wallets');
 
     // Keys: issuing needs the authenticator code; the key is shown once.
     await section(page, 'Developer keys').click();
     await page.getByRole('heading', { name: 'Developer keys' }).waitFor();
     await page.getByRole('button', { name: 'Issue a key' }).click();
-    await dialog.getByLabel('Owner', { exact: true }).fill('acme');
+    // A new name asks before the code is spent; Cancel issues nothing.
+    await dialog.getByLabel('Owner', { exact: true }).fill('newco');
     await dialog.getByLabel('Authenticator code').fill('000000');
+    await dialog.getByRole('button', { name: 'Issue a key' }).click();
+    await confirm.getByRole('heading', { name: 'Create owner newco?' }).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual((await root.get('/api/edge/keys')).json.data, []);
+    assert.equal(await dialog.getByRole('alert').count(), 0, 'the code was not tried');
+    await dialog.getByLabel('Owner', { exact: true }).fill('acme');
     await dialog.getByRole('button', { name: 'Issue a key' }).click();
     await dialog.getByRole('alert').getByText('The verification code is invalid or already used').waitFor();
     await dialog.getByLabel('Authenticator code').fill(await code());
@@ -126,10 +150,22 @@ test('gateway console Edge tab: models, keys with step-up, wallets, usage, webho
     await row(page, 'total').waitFor();
     assert.equal((await root.get('/api/edge/usage?owner=acme&days=7')).json.data.lines[0].cost, CHAT_COST);
 
+    // The relay log names the owner (its subject edge:owner-<id> on hover), in the page and the API.
+    await s.gateway.relay!.log.flush();
+    const relayRows = (await root.get('/api/relay/log')).json.data.items;
+    assert.deepEqual(relayRows.map((r: any) => [r.caller, r.caller_name]), [[relayRows[0].caller, 'acme']]);
+    assert.match(relayRows[0].caller, /^edge:owner-\d+$/);
+    await page.getByRole('link', { name: 'Relay', exact: true }).click();
+    const caller = page.locator('table.relay-log tbody td.caller').first();
+    await caller.getByText('acme', { exact: true }).waitFor();
+    assert.equal(await caller.locator('span[title]').getAttribute('title'), relayRows[0].caller);
+    assert.ok(!(await caller.innerText()).includes('edge:owner'), 'the subject is not shown');
+    await screenshot(page, 'gateway-edge-relay-owner');
+    await page.getByRole('link', { name: 'Edge', exact: true }).click();
+
     // Revoke in the console's own dialog; Cancel first changes nothing.
     await section(page, 'Developer keys').click();
     await row(page, keys[0].key_id).getByRole('button', { name: 'Revoke' }).click();
-    const confirm = page.getByRole('alertdialog');
     await confirm.getByText(`Calls with key ${keys[0].key_id} of acme are refused at once.`).waitFor();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     assert.equal((await root.get('/api/edge/keys')).json.data[0].revoked_at, null);
@@ -165,8 +201,23 @@ test('gateway console Edge tab: models, keys with step-up, wallets, usage, webho
     assert.notEqual((await root.get('/api/edge/webhooks')).json.data[0].removed_at, null);
     await screenshot(page, 'gateway-edge-webhooks');
 
-    // Chinese texts on every section.
+    // The audit log names each of these writes in words, in English and Chinese.
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    const actions = page.locator('table.audit-table tbody td[data-label="Action"]');
+    await actions.first().waitFor();
+    const named = await actions.allInnerTexts();
+    for (const name of ['Edge public model saved', 'Edge wallet credited', 'Edge key issued', 'Edge key revoked', 'Edge webhook endpoint added', 'Edge events replayed', 'Edge webhook endpoint removed']) assert.ok(named.includes(name), `${name} in ${named.join(' | ')}`);
+    assert.ok(!named.some((n) => n.startsWith('Request ')), named.join(' | '));
     await page.getByRole('button', { name: '中文' }).click();
+    await page.locator('table.audit-table tbody tr').getByText('边缘钱包充值').first().waitFor();
+    await page.getByLabel('操作', { exact: true }).selectOption('GS29');
+    await page.getByRole('button', { name: '应用' }).click();
+    await page.getByText('第 1 页 · 共 2 条').waitFor();
+    assert.equal((await root.get('/api/staff/audit?action=GS29')).json.data.total, 2);
+    await screenshot(page, 'gateway-audit-edge-zh');
+    await page.getByRole('link', { name: '边缘服务', exact: true }).click();
+
+    // Chinese texts on every section.
     await page.getByRole('heading', { name: '边缘服务：机器客户端' }).waitFor();
     for (const [link, heading] of [
       ['公开模型', '公开模型'],
@@ -181,6 +232,7 @@ test('gateway console Edge tab: models, keys with step-up, wallets, usage, webho
     await page.getByRole('columnheader', { name: '所有者' }).first().waitFor();
     await section(page, '钱包').click();
     await page.getByRole('columnheader', { name: '可用' }).waitFor();
+    await row(page, 'acme').locator('td').nth(1).getByText(/^[\d.]+ 美元$/).waitFor();
     await screenshot(page, 'gateway-edge-zh');
     await page.getByRole('button', { name: 'English' }).click();
 
@@ -213,6 +265,17 @@ test('gateway console Edge tab without the edge in the process: a clear notice',
     assert.equal(await page.getByRole('link', { name: 'Public models' }).count(), 0);
     await page.getByRole('button', { name: '中文' }).click();
     await page.getByTestId('edge-not-served').getByText('此进程未运行边缘服务').waitFor();
+
+    // Without the edge here an edge caller has no name: the relay log shows its subject as it is.
+    await g.ctx.db
+      .insertInto('relay_log')
+      .values({ created_at: Date.now(), request_id: 'r-1', caller: 'edge:owner-1', caller_group: 'default', format: 'chat', stream: 0, model: 'm', upstream_model: 'm', channel_id: null, key_index: null, status: 200, error_code: null, prompt_tokens: 1, completion_tokens: 1, cached_tokens: 0, reasoning_tokens: 0, quota: 1, cost: 0, first_byte_ms: null, total_ms: 5, retries: 0, attempts: '[]', usage_counted: 0, error_detail: null })
+      .execute();
+    assert.deepEqual((await solo.get('/api/relay/log')).json.data.items.map((r: any) => [r.caller, r.caller_name]), [['edge:owner-1', null]]);
+    await page.getByRole('link', { name: '转发', exact: true }).click();
+    await page.locator('table.relay-log tbody td.caller').getByText('edge:owner-1').waitFor();
+    await page.getByRole('link', { name: '边缘服务', exact: true }).click();
+    await page.getByTestId('edge-not-served').waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     await fitsPhone(page, 'the notice');
     await screenshot(page, 'gateway-edge-not-served');

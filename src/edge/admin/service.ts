@@ -136,6 +136,12 @@ export class EdgeAdmin implements EdgeAdminPort {
     return this.webhooks.remove(endpointId);
   }
 
+  async ownerNames(ids: number[]) {
+    if (ids.length === 0) return new Map<number, string>();
+    const rows = await this.ctx.db.selectFrom('edge_owners').select(['id', 'name']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [Number(r.id), r.name]));
+  }
+
   replay(where: { eventId?: string; sinceSequence?: number }) {
     check((where.eventId === undefined) !== (where.sinceSequence === undefined), 'give exactly one of the event id and the sequence');
     return this.webhooks.replay(where);

@@ -1,4 +1,4 @@
-import { EdgeAdminRefusal, type EdgeAdminHolder, type EdgeAdminPort } from '../../contract/edge-admin.js';
+import { EdgeAdminRefusal, edgeOwnerIdOf, type EdgeAdminHolder, type EdgeAdminPort } from '../../contract/edge-admin.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { GatewayContext } from '../context.js';
 import { audit, type Actor } from '../audit/store.js';
@@ -17,6 +17,18 @@ export class EdgeAdminService {
 
   get served() {
     return this.holder.port !== null;
+  }
+
+  /**
+   * The owner names of relay callers that are edge owners (`edge:owner-<id>` → its name), when the edge runs
+   * in this process; other callers, and every caller without the edge, are left out.
+   */
+  async callerNames(callers: string[]): Promise<Map<string, string>> {
+    const port = this.holder.port;
+    const ids = [...new Set(callers.map(edgeOwnerIdOf).filter((id): id is number => id !== null))];
+    if (!port || ids.length === 0) return new Map();
+    const names = await port.ownerNames(ids);
+    return new Map(callers.flatMap((c) => (names.has(edgeOwnerIdOf(c)!) ? [[c, names.get(edgeOwnerIdOf(c)!)!] as const] : [])));
   }
 
   /** Runs `fn` on the edge's port; the edge's refusals become catalog codes. */

@@ -122,8 +122,11 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
   return { model: m[1]!, stream };
 }
 
-/** The relay's internal API (GR01–GR06, workload token) and its log for staff (GS04, GS05). */
-export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): OperationImpl<any>[] {
+/**
+ * The relay's internal API (GR01–GR06, workload token) and its log for staff (GS04, GS05). `callerNames`:
+ * the names of callers it knows (edge owners when the edge runs in this process).
+ */
+export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerNames: (callers: string[]) => Promise<Map<string, string>> = async () => new Map()): OperationImpl<any>[] {
   const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
   return [
     implement('GR01', { answers: ANSWERS.chat, errors: relayErrors, bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
@@ -155,7 +158,8 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine): Operation
         const page = q.p ?? 1;
         const pageSize = q.page_size ?? 20;
         const { rows, total } = await listLog(ctx.db, filterOf(q), pageSize, (page - 1) * pageSize);
-        const items = rows.map((r) => ({ ...r, id: Number(r.id), channel_id: r.channel_id === null ? null : Number(r.channel_id), attempts: JSON.parse(r.attempts), usage_counted: Number(r.usage_counted) }));
+        const names = await callerNames(rows.map((r) => r.caller));
+        const items = rows.map((r) => ({ ...r, id: Number(r.id), caller_name: names.get(r.caller) ?? null, channel_id: r.channel_id === null ? null : Number(r.channel_id), attempts: JSON.parse(r.attempts), usage_counted: Number(r.usage_counted) }));
         return ok({ items, total, page, page_size: pageSize });
       },
     }),

@@ -10,14 +10,15 @@ const NOT_ENROLLED = new Set(['GW_VERIFY_NOT_ENROLLED', 'STAFF_STEP_UP_NOT_ENROL
 /**
  * The step-up before a secret is shown (token issue, TOTP enrollment): the signed-in root's authenticator code
  * becomes a single-use proof (scope StaffSecret) that `withProof` hands to the operation. A root without a
- * second factor is told the command that enrolls it.
+ * second factor is told the command that enrolls it. `before` may stop the submit before the code is spent.
  */
-export function StepUpForm(props: { me?: string; submit: string; withProof: (proof: string) => Promise<void>; children?: ComponentChildren }) {
+export function StepUpForm(props: { me?: string; submit: string; before?: () => Promise<boolean>; withProof: (proof: string) => Promise<void>; children?: ComponentChildren }) {
   const [code, setCode] = useState('');
   const { busy, error, run } = useAction();
   const onSubmit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
+      if (props.before && !(await props.before())) return;
       const proof = await api.call('GS01', { body: { code: code.trim(), scope: 'StaffSecret' } });
       await props.withProof(proof.proof_token);
     });

@@ -26,7 +26,10 @@ export const edgeTexts = {
   edge_active: { en: 'Active', zh: '有效' },
   edge_created: { en: 'Created', zh: '创建时间' },
   edge_owner: { en: 'Owner', zh: '所有者' },
-  edge_owner_hint: { en: 'Letters, digits, dots, dashes or underscores; created when new.', zh: '字母、数字、点、短横线或下划线；不存在时自动创建。' },
+  edge_owner_hint: { en: 'Pick a known owner, or type a new name (letters, digits, dots, dashes or underscores): you are asked before it is created.', zh: '选择已有的所有者，或输入新名称（字母、数字、点、短横线或下划线）：创建前会先询问。' },
+  edge_new_owner_title: { en: 'Create owner {owner}?', zh: '创建所有者 {owner}？' },
+  edge_new_owner_confirm: { en: 'The edge has no owner named {owner} (no key, wallet or endpoint). Go on to create it, or cancel and pick a known owner.', zh: '边缘服务中没有名为 {owner} 的所有者（无密钥、钱包或端点）。继续将创建它；或取消并选择已有的所有者。' },
+  edge_new_owner_create: { en: 'Create owner', zh: '创建所有者' },
   edge_actions: { en: 'Actions', zh: '操作' },
   // Public models
   edge_model_new: { en: 'New public model', zh: '新建公开模型' },
@@ -70,7 +73,8 @@ export const edgeTexts = {
   edge_credit_title: { en: 'Credit a wallet', zh: '为钱包充值' },
   edge_amount: { en: 'Amount (units)', zh: '金额（单位）' },
   edge_amount_usd: { en: '= {usd} USD', zh: '= {usd} 美元' },
-  edge_credit_done: { en: 'Wallet of {owner}: balance {balance}.', zh: '{owner} 的钱包：余额 {balance}。' },
+  edge_credit_done: { en: 'Wallet of {owner}: balance {balance} units ({usd} USD).', zh: '{owner} 的钱包：余额 {balance} 单位（{usd} 美元）。' },
+  edge_usd: { en: '{usd} USD', zh: '{usd} 美元' },
   // Usage
   edge_days: { en: 'Days back', zh: '最近天数' },
   edge_day: { en: 'Day (UTC)', zh: '日期（UTC）' },

@@ -4,6 +4,7 @@ import { deployTexts } from './texts-deploy';
 import { relayTexts } from './texts-relay';
 import { channelTexts } from './texts-channels';
 import { staffTexts } from './texts-staff';
+import { auditTexts } from './texts-audit';
 import { edgeTexts } from './texts-edge';
 import { settingsTexts } from './texts-settings';
 
@@ -13,6 +14,7 @@ export const t = translator({
   ...relayTexts,
   ...channelTexts,
   ...staffTexts,
+  ...auditTexts,
   ...edgeTexts,
   ...settingsTexts,
   title: { en: 'Gateway console', zh: '网关控制台' },

@@ -1,10 +1,10 @@
 import type { Operations } from '../../generated/gateway-api';
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorBox, Field, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
+import { ErrorBox, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 import { EdgeTable } from './EdgeTable';
-import { OWNER_PATTERN } from './format';
+import { OwnerField, ownerConfirmed, useEdgeOwners } from './owners';
 import { StepUpSecret } from './StepUpSecret';
 
 type EdgeKey = Operations['GS25']['data'][number];
@@ -19,6 +19,7 @@ export function KeysPanel() {
   const [notice, setNotice] = useState('');
   const { busy, error, run } = useAction();
   const confirm = useConfirm();
+  const owners = useEdgeOwners(rows);
   const load = (o = shownOwner) => run(async () => setRows(await api.call('GS25', { query: { owner: o || undefined } })));
   useEffect(() => void load(), []);
   const revoke = async (k: EdgeKey) => {
@@ -40,7 +41,7 @@ export function KeysPanel() {
         </button>
       </div>
       <form class="row" role="search" onSubmit={(e) => (e.preventDefault(), setShownOwner(owner.trim()), void load(owner.trim()))}>
-        <Field label={t('edge_filter_owner')} name="owner" maxLength={64} value={owner} onInput={(e) => setOwner(e.currentTarget.value)} />
+        <OwnerField owners={owners} label={t('edge_filter_owner')} name="owner" value={owner} onInput={setOwner} />
         <button type="submit" disabled={busy}>
           {t('edge_filter')}
         </button>
@@ -71,7 +72,8 @@ export function KeysPanel() {
         <StepUpSecret
           title={t('edge_key_issue')}
           shownTitle={(o) => t('edge_key_issued', { owner: o })}
-          form={<Field label={t('edge_owner')} hint={t('edge_owner_hint')} name="new_owner" required maxLength={64} pattern={OWNER_PATTERN} value={newOwner} onInput={(e) => setNewOwner(e.currentTarget.value)} />}
+          form={<OwnerField owners={owners} hint={t('edge_owner_hint')} name="new_owner" required value={newOwner} onInput={setNewOwner} />}
+          before={() => ownerConfirmed(confirm, owners, newOwner.trim())}
           create={async (proof) => {
             const k = await api.call('GS26', { body: { owner: newOwner.trim() }, headers: { 'x-security-proof': proof } });
             return { owner: k.owner, secret: k.key };

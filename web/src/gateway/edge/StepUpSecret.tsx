@@ -13,6 +13,8 @@ export function StepUpSecret(props: {
   title: string;
   shownTitle: (owner: string) => string;
   form: ComponentChildren;
+  /** Asked before the code is spent (a new owner); false stops the submit. */
+  before?: () => Promise<boolean>;
   create: (proof: string) => Promise<{ owner: string; secret: string }>;
   onClose: (created: boolean) => void;
 }) {
@@ -30,7 +32,7 @@ export function StepUpSecret(props: {
           </p>
         </>
       ) : (
-        <StepUpForm submit={props.title} withProof={async (proof) => setShown(await props.create(proof))}>
+        <StepUpForm submit={props.title} before={props.before} withProof={async (proof) => setShown(await props.create(proof))}>
           {props.form}
         </StepUpForm>
       )}

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { ErrorBox, Field, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
-import { OWNER_PATTERN, usd, units } from './format';
+import { usd, units } from './format';
+import { OwnerField, useEdgeOwners } from './owners';
 
 interface UsageLine {
   day: string;
@@ -20,6 +21,7 @@ export function UsagePanel() {
   const [days, setDays] = useState('30');
   const [data, setData] = useState<{ owner: string; lines: UsageLine[] } | null>(null);
   const { busy, error, run } = useAction();
+  const owners = useEdgeOwners();
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => setData(await api.call('GS30', { query: { owner: owner.trim(), days: Number(days) || 30 } })));
@@ -30,7 +32,7 @@ export function UsagePanel() {
     <section class="card" aria-labelledby="edge-usage-title" aria-busy={busy}>
       <h2 id="edge-usage-title">{t('edge_usage')}</h2>
       <form class="row" onSubmit={submit}>
-        <Field label={t('edge_owner')} name="usage_owner" required maxLength={64} pattern={OWNER_PATTERN} value={owner} onInput={(e) => setOwner(e.currentTarget.value)} />
+        <OwnerField owners={owners} name="usage_owner" required value={owner} onInput={setOwner} />
         <Field label={t('edge_days')} name="days" type="number" min={1} max={366} step={1} required value={days} onInput={(e) => setDays(e.currentTarget.value)} />
         <button type="submit" disabled={busy}>
           {t('edge_filter')}

@@ -1,28 +1,36 @@
 import type { Operations } from '../../generated/gateway-api';
 import { useEffect, useState } from 'preact/hooks';
-import { Dialog, ErrorBox, Field, FormActions, Notice, formatTime, useAction } from '../../shared/ui';
+import { Dialog, ErrorBox, Field, FormActions, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
 import { EdgeTable } from './EdgeTable';
-import { OWNER_PATTERN, usd, units } from './format';
+import { usd, units } from './format';
+import { OwnerField, ownerConfirmed, useEdgeOwners } from './owners';
 
 type EdgeWallet = Operations['GS28']['data'][number];
 
-/** Adds units to an owner's wallet (GS29); one Idempotency-Key per dialog, so a repeated submit credits once. */
-function CreditDialog({ owner, onClose }: { owner: string; onClose: (w: EdgeWallet | null) => void }) {
+/**
+ * Adds units to an owner's wallet (GS29); one Idempotency-Key per dialog, so a repeated submit credits once.
+ * A name the edge does not know yet is created only once the user says so.
+ */
+function CreditDialog({ owner, owners, onClose }: { owner: string; owners: string[]; onClose: (w: EdgeWallet | null) => void }) {
   const [who, setWho] = useState(owner);
   const [amount, setAmount] = useState('');
   const [key] = useState(() => `console-credit-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
   const { busy, error, run } = useAction();
+  const confirm = useConfirm();
   const n = Number(amount);
   const submit = (e: Event) => {
     e.preventDefault();
-    void run(async () => onClose(await api.call('GS29', { params: { owner: who.trim() }, body: { amount: n }, headers: { 'idempotency-key': key } })));
+    void run(async () => {
+      if (!(await ownerConfirmed(confirm, owners, who.trim()))) return;
+      onClose(await api.call('GS29', { params: { owner: who.trim() }, body: { amount: n }, headers: { 'idempotency-key': key } }));
+    });
   };
   return (
     <Dialog title={t('edge_credit_title')} onClose={() => onClose(null)}>
       <form onSubmit={submit}>
-        <Field label={t('edge_owner')} hint={t('edge_owner_hint')} name="credit_owner" required maxLength={64} pattern={OWNER_PATTERN} readOnly={!!owner} value={who} onInput={(e) => setWho(e.currentTarget.value)} />
+        <OwnerField owners={owners} hint={owner ? undefined : t('edge_owner_hint')} name="credit_owner" required readOnly={!!owner} value={who} onInput={setWho} />
         <Field
           label={t('edge_amount')}
           hint={Number.isSafeInteger(n) && n > 0 ? t('edge_amount_usd', { usd: usd(n) }) : t('edge_units_hint')}
@@ -36,6 +44,7 @@ function CreditDialog({ owner, onClose }: { owner: string; onClose: (w: EdgeWall
         />
         <FormActions error={error} submit={t('edge_credit')} disabled={busy} cancel={t('edge_cancel')} onCancel={() => onClose(null)} />
       </form>
+      {confirm.dialog}
     </Dialog>
   );
 }
@@ -48,7 +57,13 @@ export function WalletsPanel() {
   const { busy, error, run } = useAction();
   const load = () => run(async () => setRows(await api.call('GS28')));
   useEffect(() => void load(), []);
-  const money = (n: number) => <span title={`${usd(n)} USD`}>{units(n)}</span>;
+  const owners = useEdgeOwners(rows);
+  // Units as stored, and what they are worth beside them (500,000 units = 1 USD).
+  const money = (n: number) => (
+    <>
+      {units(n)} <span class="muted small usd">{t('edge_usd', { usd: usd(n) })}</span>
+    </>
+  );
   return (
     <section class="card" aria-labelledby="edge-wallets-title" aria-busy={busy}>
       <div class="row spread">
@@ -82,10 +97,11 @@ export function WalletsPanel() {
       {crediting !== null && (
         <CreditDialog
           owner={crediting}
+          owners={owners}
           onClose={(w) => {
             setCrediting(null);
             if (w) {
-              setNotice(t('edge_credit_done', { owner: w.owner, balance: units(w.balance) }));
+              setNotice(t('edge_credit_done', { owner: w.owner, balance: units(w.balance), usd: usd(w.balance) }));
               void load();
             }
           }}

@@ -4,7 +4,7 @@ import { ErrorBox, Field, Notice, formatTime, useAction, useConfirm } from '../.
 import { api } from '../session';
 import { t } from '../texts';
 import { EdgeTable } from './EdgeTable';
-import { OWNER_PATTERN } from './format';
+import { OwnerField, ownerConfirmed, useEdgeOwners } from './owners';
 import { StepUpSecret } from './StepUpSecret';
 
 type EdgeWebhook = Operations['GS31']['data'][number];
@@ -49,6 +49,7 @@ export function WebhooksPanel() {
   const [notice, setNotice] = useState('');
   const { busy, error, run } = useAction();
   const confirm = useConfirm();
+  const owners = useEdgeOwners(rows);
   const load = () => run(async () => setRows(await api.call('GS31')));
   useEffect(() => void load(), []);
   const remove = async (w: EdgeWebhook) => {
@@ -100,10 +101,11 @@ export function WebhooksPanel() {
           shownTitle={(o) => t('edge_webhook_added', { owner: o })}
           form={
             <>
-              <Field label={t('edge_owner')} hint={t('edge_owner_hint')} name="hook_owner" required maxLength={64} pattern={OWNER_PATTERN} value={form.owner} onInput={(e) => setForm({ ...form, owner: e.currentTarget.value })} />
+              <OwnerField owners={owners} hint={t('edge_owner_hint')} name="hook_owner" required value={form.owner} onInput={(owner) => setForm({ ...form, owner })} />
               <Field label={t('edge_url')} name="url" type="url" required maxLength={2048} placeholder="https://" value={form.url} onInput={(e) => setForm({ ...form, url: e.currentTarget.value })} />
             </>
           }
+          before={() => ownerConfirmed(confirm, owners, form.owner.trim())}
           create={async (proof) => {
             const w = await api.call('GS32', { body: { owner: form.owner.trim(), url: form.url.trim() }, headers: { 'x-security-proof': proof } });
             return { owner: w.owner, secret: w.secret };

@@ -1,9 +1,8 @@
-// Wallet units are the gateway's quota units: 500,000 = 1 USD.
-export const UNITS_PER_USD = 500_000;
+import { QUOTA_PER_USD } from '../../generated/gateway-api';
 
-/** Units in USD, to six decimals without trailing zeros (1 unit = $0.000002). */
+/** Wallet units (the gateway's quota units, 500,000 = 1 USD) in USD, to six decimals without trailing zeros (1 unit = $0.000002). */
 export function usd(units: number): string {
-  return (units / UNITS_PER_USD).toFixed(6).replace(/\.?0+$/, '');
+  return (units / QUOTA_PER_USD).toFixed(6).replace(/\.?0+$/, '');
 }
 
 /** An integer with thousands separators. */

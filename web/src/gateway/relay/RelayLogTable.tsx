@@ -108,8 +108,9 @@ function CallRow({ call, names, open, onToggle }: { call: RelayCall; names: Name
         {formatClock(call.created_at)}
         <div class="muted small">{formatDay(call.created_at)}</div>
       </td>
-      <td>
-        {call.caller}
+      <td class="caller">
+        {/* An edge owner by name (the subject on hover); any other caller as the log has it. */}
+        {call.caller_name ? <span title={call.caller}>{call.caller_name}</span> : call.caller}
         {call.caller_group && <div class="muted small">{call.caller_group}</div>}
       </td>
       <ModelCell call={call} />

@@ -15,6 +15,8 @@ export interface RelayCall {
   created_at: number;
   request_id: string;
   caller: string;
+  /** The caller's name where the gateway knows it (an edge owner when the edge runs in this process). */
+  caller_name: string | null;
   caller_group: string;
   format: string;
   stream: number;

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { routes, type Operations } from '../../generated/gateway-api';
+import { routes, summaries, type Operations } from '../../generated/gateway-api';
 import { Field, formatTime, Select, useAction } from '../../shared/ui';
 import { api } from '../session';
 import { t } from '../texts';
+import { auditTexts } from '../texts-audit';
 import { Pager } from '../widgets';
 import { RootOnly } from './StaffPage';
 import { permissionName, roleName } from './format';
@@ -12,8 +13,8 @@ type AuditPageData = Operations['GS15']['data'];
 type Entry = AuditPageData['items'][number];
 
 const PAGE_SIZE = 20;
-/** The actions the filter offers by name (the staff writes, key reveals and the command line's). */
-const ACTIONS = ['GS07', 'GS08', 'GS09', 'GS11', 'GS12', 'GS13', 'GS14', 'G10', 'cli:staff', 'cli:service', 'cli:grant', 'cli:deny', 'cli:totp', 'cli:disable', 'cli:enable', 'cli:token', 'cli:revoke'];
+/** The actions the filter offers by name: every one the console has words for. */
+const ACTIONS = Object.keys(auditTexts).map((k) => k.slice('act_'.length));
 
 interface Filters {
   action: string;
@@ -24,10 +25,11 @@ interface Filters {
 }
 const EMPTY: Filters = { action: '', actor: '', channel: '', from: '', to: '' };
 
-/** An operation as words: the known ones by name, any other by its method and path. */
+/** An operation as words: by name, else by the registry's summary (English), else by its method and path. */
 export function actionName(op: string): string {
   const known = t(`act_${op}`);
   if (!known.startsWith('act_')) return known;
+  if (summaries[op]) return summaries[op];
   const route = (routes as Record<string, readonly [string, string]>)[op];
   return route ? t('act_other', { method: route[0], path: route[1] }) : op;
 }
