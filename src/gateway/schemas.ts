@@ -230,6 +230,8 @@ export const RelayUsage = Type.Object({
   bucket_seconds: Int,
   by: Type.Union([Type.Literal('model'), Type.Literal('channel'), Type.Literal('caller')]),
   buckets: Type.Array(Type.Object({ bucket: Int, key: Str, calls: Int, errors: Int, prompt_tokens: Int, completion_tokens: Int, quota: Num, avg_ms: Int })),
+  /** By caller: the names of the callers the gateway knows (edge owners when the edge runs in this process), by key. */
+  caller_names: Type.Record(Str, Str),
 });
 
 /** What the relay's call routes throw (an upstream's failure keeps the upstream's status). */

@@ -160,6 +160,12 @@ test('gateway console Edge tab: models, keys with step-up, wallets, usage, webho
     await caller.getByText('acme', { exact: true }).waitFor();
     assert.equal(await caller.locator('span[title]').getAttribute('title'), relayRows[0].caller);
     assert.ok(!(await caller.innerText()).includes('edge:owner'), 'the subject is not shown');
+    // The usage chart split by caller names the owner too.
+    const byCaller = (await root.get(`/api/relay/usage?start_time=${Date.now() - 3600_000}&by=caller`)).json.data;
+    assert.deepEqual(byCaller.caller_names, { [relayRows[0].caller]: 'acme' });
+    await page.getByLabel('Split by').selectOption('caller');
+    await page.locator('figure.chart .u-legend', { hasText: 'acme' }).waitFor();
+    assert.ok(!(await page.locator('figure.chart .u-legend').innerText()).includes('edge:owner'));
     await screenshot(page, 'gateway-edge-relay-owner');
     await page.getByRole('link', { name: 'Edge', exact: true }).click();
 

@@ -294,6 +294,7 @@ eachDatabase('relay: channel selection, failover, limits (GR01)', (v) => {
     const byCaller = await root.get(`/api/relay/usage?start_time=${Date.now() - 3600_000}&bucket_seconds=3600&by=caller`);
     assert.equal(byCaller.status, 200, byCaller.text);
     assert.deepEqual(byCaller.json.data.buckets.map((b: any) => b.key), ['edge:acme']);
+    assert.deepEqual(byCaller.json.data.caller_names, {}, 'no names without the edge in this process');
     assert.equal(byCaller.json.data.buckets[0].calls, usage.json.data.buckets.reduce((n: number, b: any) => n + b.calls, 0));
     const used = await s.ctx.db.selectFrom('channels').select((e) => e.fn.sum<number>('used_quota').as('q')).executeTakeFirstOrThrow();
     assert.ok(Number(used.q) > 0, 'served calls add to the channels\' used quota');

@@ -179,7 +179,8 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
         const q = req.query;
         const bucketSeconds = q.bucket_seconds ?? 3600;
         const buckets = await usageBuckets(ctx.db, filterOf(q), bucketSeconds * 1000, q.by === 'channel' ? 'channel_id' : q.by === 'caller' ? 'caller' : 'model');
-        return ok({ bucket_seconds: bucketSeconds, by: q.by ?? 'model', buckets });
+        const names = q.by === 'caller' ? await callerNames([...new Set(buckets.map((b) => b.key))]) : new Map<string, string>();
+        return ok({ bucket_seconds: bucketSeconds, by: q.by ?? 'model', buckets, caller_names: Object.fromEntries(names) });
       },
     }),
   ];

@@ -12,6 +12,8 @@ interface Usage {
   buckets: UsageBucket[];
   bucketSeconds: number;
   until: number;
+  /** Callers by name where the gateway knows them (edge owners). */
+  callerNames: Record<string, string>;
 }
 
 function TotalsGrid({ totals }: { totals: Totals }) {
@@ -38,13 +40,13 @@ export function UsageChart({ filters }: { filters: RelayFilters }) {
     void run(async () => {
       const query = { start_time: filters.since, bucket_seconds: bucketSeconds, by, model: filters.model || undefined, channel_id: filters.channelId ? Number(filters.channelId) : undefined };
       const d = await api.call('GS05', { query });
-      setUsage({ buckets: d.buckets, bucketSeconds, until: Date.now() });
+      setUsage({ buckets: d.buckets, bucketSeconds, until: Date.now(), callerNames: d.caller_names });
     });
   }, [filters, by]);
 
   const series = useMemo(() => (usage ? toSeries(usage.buckets, metric, { since: filters.since, until: usage.until, bucketSeconds: usage.bucketSeconds }) : null), [usage, metric]);
   const names = useChannelNames(by === 'channel' ? (series?.lines ?? []).map((l) => (l.key && l.key !== OTHERS ? Number(l.key) : null)) : []);
-  const labelOf = (key: string) => (key === OTHERS ? t('rl_others') : key === '' ? t('rl_unknown') : by === 'channel' ? channelLabel(Number(key), names) : key);
+  const labelOf = (key: string) => (key === OTHERS ? t('rl_others') : key === '' ? t('rl_unknown') : by === 'channel' ? channelLabel(Number(key), names) : by === 'caller' ? (usage?.callerNames[key] ?? key) : key);
   const labels = (series?.lines ?? []).map((l) => labelOf(l.key));
   const lines = useMemo(() => (series ? series.lines.map((l, i) => ({ label: labels[i], values: l.values })) : []), [series, labels.join('\u0000')]);
   const chartLabel = t('rl_chart_label', { metric: t(METRIC_TEXT[metric]), bucket: t(RANGES[filters.range].bucketText), by: t(`rl_by_${by}`) });
