@@ -1,6 +1,6 @@
 import { OptionalKind, type TSchema } from '@sinclair/typebox';
 import { errorCatalog } from './errors/index.js';
-import { edgeCodeOfKit } from './errors/edge.js';
+import { edgeCodeOf } from './errors/edge.js';
 import { relayCodeOfKit } from './errors/relay.js';
 import type { RegisteredOperation } from './registry.js';
 import { NoData, type AnswerDoc, type AuthClass, type Deployable, type OperationSpec } from './types.js';
@@ -122,7 +122,7 @@ export function errorCodesOf({ spec, impl, state }: RegisteredOperation): string
   for (const c of impl?.errors ?? []) codes.add(c);
   const shape = errorShapeOf(spec);
   const spelled = [...codes].map((c) => {
-    if (spec.deployable === 'edge') return edgeCodeOfKit[c] ?? c;
+    if (spec.deployable === 'edge') return edgeCodeOf(c);
     if (shape !== 'envelope') return relayCodeOfKit[c] ?? c;
     return c;
   });

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { errorCatalog } from '../contract/errors/index.js';
-import { edgeCodeOfKit } from '../contract/errors/edge.js';
+import { edgeCodeOf } from '../contract/errors/edge.js';
 import { langOf, renderMessage } from '../kit/http/errors.js';
 
 /**
@@ -8,7 +8,7 @@ import { langOf, renderMessage } from '../kit/http/errors.js';
  * messages come from the error catalog (src/contract/errors/edge.ts); the kit's codes are renamed there.
  */
 export function renderEdgeError(req: FastifyRequest, e: { code: string; params?: Record<string, string | number>; data?: unknown }) {
-  let code = edgeCodeOfKit[e.code] ?? e.code;
+  let code = edgeCodeOf(e.code);
   if (!errorCatalog[code]?.type) code = 'internal_error';
   const def = errorCatalog[code]!;
   const params: Record<string, string | number> = { ...e.params };

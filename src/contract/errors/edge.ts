@@ -1,4 +1,4 @@
-import type { ErrorCatalog } from '../../kit/http/errors.js';
+import type { ErrorCatalog, kitErrors } from '../../kit/http/errors.js';
 
 /**
  * Failures of the edge (SPEC "Archived design: machine-facing public API"). The edge answers them in the
@@ -97,12 +97,24 @@ export const edgeErrors = {
   },
   unknown_route: { status: 404, type: 'invalid_request_error', en: 'Unknown request URL: {method} {path}', zh: '未知的请求地址：{method} {path}' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', en: 'Method not allowed', zh: '不允许的请求方法' },
+  ops_token_required: {
+    status: 401,
+    type: 'invalid_request_error',
+    en: 'This endpoint needs the operator token (Authorization: Bearer OPS_TOKEN)',
+    zh: '此接口需要运维令牌（Authorization: Bearer OPS_TOKEN）',
+  },
+  ops_loopback_only: {
+    status: 403,
+    type: 'invalid_request_error',
+    en: 'This endpoint answers only direct requests from this host; set OPS_TOKEN to reach it from elsewhere',
+    zh: '此接口只响应本机的直接请求；如需从其他位置访问，请设置 OPS_TOKEN',
+  },
   internal_error: { status: 500, type: 'server_error', en: 'The server had an error processing the request', zh: '服务器处理请求时出错' },
   service_unavailable: { status: 503, type: 'server_error', en: 'Service unavailable', zh: '服务不可用' },
 } satisfies ErrorCatalog;
 
-/** The edge's names for the kit's codes (the kit raises them before any edge code runs). */
-export const edgeCodeOfKit: Record<string, keyof typeof edgeErrors> = {
+/** The edge's names for the kit's codes (the kit raises them before any edge code runs): every one of them. */
+export const edgeCodeOfKit: Record<keyof typeof kitErrors, keyof typeof edgeErrors> = {
   INVALID_PARAMETERS: 'invalid_request_body',
   INVALID_JSON: 'invalid_json',
   JSON_TOO_DEEP: 'json_too_deep',
@@ -113,6 +125,15 @@ export const edgeCodeOfKit: Record<string, keyof typeof edgeErrors> = {
   NOT_FOUND: 'unknown_route',
   METHOD_NOT_ALLOWED: 'method_not_allowed',
   RATE_LIMITED: 'rate_limited',
+  NOT_IMPLEMENTED: 'api_not_implemented',
+  OPERATION_DISABLED: 'unknown_route',
+  OPS_TOKEN_REQUIRED: 'ops_token_required',
+  OPS_LOOPBACK_ONLY: 'ops_loopback_only',
   INTERNAL_ERROR: 'internal_error',
   SERVICE_UNAVAILABLE: 'service_unavailable',
 };
+
+/** The code the edge answers for `code` (a kit code under its edge name, any other unchanged). */
+export function edgeCodeOf(code: string): string {
+  return (edgeCodeOfKit as Record<string, string>)[code] ?? code;
+}
