@@ -13,19 +13,21 @@ import { registerAffinityCommands } from './affinity/cli.js';
 type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
 type Gateway = Awaited<ReturnType<typeof createGatewayContext>>;
 
-/**
- * Audits a CLI action on identities or keys (operation `cli:…`, actor id 0, named after the operating-system
- * user who ran it). Never a token, secret or key in `detail`.
- */
-async function cliAudit(db: Kysely<GatewayDB>, operation: string, detail: Record<string, unknown>) {
-  const { audit } = await import('./audit/store.js');
+/** Who a CLI action is audited as: actor id 0, named after the operating-system user who ran it. */
+export function cliActor(): { id: number; name: string } {
   let user = 'unknown';
   try {
     user = os.userInfo().username;
   } catch {
     /* no passwd entry (some containers): keep 'unknown' */
   }
-  return audit(db, { id: 0, name: `cli:${user}`.slice(0, 64) }, operation, null, detail);
+  return { id: 0, name: `cli:${user}`.slice(0, 64) };
+}
+
+/** Audits a CLI action (operation `cli:…`, as cliActor()). Never a token, secret or key in `detail`. */
+async function cliAudit(db: Kysely<GatewayDB>, operation: string, detail: Record<string, unknown>) {
+  const { audit } = await import('./audit/store.js');
+  return audit(db, cliActor(), operation, null, detail);
 }
 
 /** Opens the gateway database, runs `fn`, and always closes it again. */
@@ -248,18 +250,19 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
 
   program
     .command('ratio-config')
-    .requiredOption('--file <path>', 'JSON object of maps (model_ratio, completion_ratio, …, model_price), - for standard input')
-    .description("store this gateway's own model ratios, which ratio sync (G83) compares upstreams with")
-    .action(async (o: { file: string }) => {
+    .requiredOption('--file <path>', 'JSON object of maps (model_ratio, completion_ratio, …, model_price, group_ratio), - for standard input')
+    .option('--replace', 'replace the whole configuration (a map left out is emptied) and print the prices removed; without it the models given are set and every other price stays')
+    .description("store this gateway's own model ratios (the relay's prices, which ratio sync (G83) compares upstreams with); audited")
+    .action(async (o: { file: string; replace?: boolean }) => {
       let json: unknown;
       try {
         json = JSON.parse(fs.readFileSync(o.file === '-' ? 0 : o.file, 'utf8'));
       } catch {
         throw new Error('the ratio configuration is not JSON');
       }
-      const ratios = await withGateway(boot, async (g) => {
+      const { config, removed } = await withGateway(boot, async (g) => {
         try {
-          return await g.services.ratios.setCurrent(json);
+          return await g.services.settings.setRatioConfig(cliActor(), json, { operation: 'cli:ratio-config', merge: !o.replace });
         } catch (e) {
           // The catalog's English message names the field at fault (validateRatioConfig).
           const { AppError, renderMessage } = await import('../kit/http/errors.js');
@@ -268,7 +271,9 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
           throw e;
         }
       });
-      console.log(`stored: ${Object.entries(ratios).map(([f, m]) => `${f} ${Object.keys(m ?? {}).length}`).join(', ') || 'empty'}`);
+      for (const price of removed) console.log(`removed: ${price}`);
+      const sizes = Object.entries(config).filter(([, m]) => Object.keys(m).length > 0);
+      console.log(`stored: ${sizes.map(([f, m]) => `${f} ${Object.keys(m).length}`).join(', ') || 'empty'}`);
     });
 
   program

@@ -65,7 +65,7 @@ eachDatabase('gateway settings API (GS16–GS20)', (v) => {
 
     const log = await audits('GS17');
     assert.equal(log.at(-1)!.actor, 'chief');
-    assert.deepEqual(log.at(-1)!.detail, { fields: { model_ratio: 1, group_ratio: 0 }, ok: true });
+    assert.deepEqual(log.at(-1)!.detail, { mode: 'replace', fields: { model_ratio: 1, group_ratio: 0 }, ok: true, removed: 1 });
   });
 
   test('GS17 refuses with a code naming the field; nothing is stored', async () => {
@@ -97,7 +97,38 @@ eachDatabase('gateway settings API (GS16–GS20)', (v) => {
     assert.equal((await gatewayCli(s, {}, 'ratio-config', '--file', file)).error, 'The value of cli in model_ratio must be a number of 0 or more (billing_mode and billing_expr: text of at most 2000 characters)');
     fs.writeFileSync(file, JSON.stringify({ model_ratio: { cli: 3 } }));
     assert.equal((await gatewayCli(s, {}, 'ratio-config', '--file', file)).error, null);
-    assert.deepEqual((await root.get('/api/ratio_config')).json.data.model_ratio, { cli: 3 });
+    assert.deepEqual((await root.get('/api/ratio_config')).json.data.model_ratio, { keep: 1, cli: 3 }, 'the CLI merges: pricing one model leaves the others priced');
+  });
+
+  test('ratio-config merges by default; --replace replaces and prints what it removed; both audited', async () => {
+    assert.equal((await root.put('/api/ratio_config', { model_ratio: { a: 1, b: 2 }, completion_ratio: { a: 2 }, model_price: { img: 0.04 } })).status, 200);
+    const file = path.join(s.dataDir, 'ratios-merge.json');
+    fs.writeFileSync(file, JSON.stringify({ model_ratio: { b: 5, c: 3 }, group_ratio: { vip: 2 } }));
+    const merged = await gatewayCli(s, {}, 'ratio-config', '--file', file);
+    assert.equal(merged.error, null);
+    assert.ok(!merged.lines.some((l) => /removed/.test(l)), merged.lines.join('\n'));
+    const after = (await root.get('/api/ratio_config')).json.data;
+    assert.deepEqual(after.model_ratio, { a: 1, b: 5, c: 3 });
+    assert.deepEqual(after.completion_ratio, { a: 2 }, 'a map left out of a merge stays');
+    assert.deepEqual(after.model_price, { img: 0.04 });
+    assert.equal(after.group_ratio.vip, 2);
+
+    fs.writeFileSync(file, JSON.stringify({ model_ratio: { c: 4 } }));
+    const replaced = await gatewayCli(s, {}, 'ratio-config', '--file', file, '--replace');
+    assert.equal(replaced.error, null);
+    const removed = replaced.lines.filter((l) => l.startsWith('removed'));
+    assert.deepEqual(removed.sort(), ['removed: completion_ratio a', 'removed: model_price img', 'removed: model_ratio a', 'removed: model_ratio b']);
+    const now = (await root.get('/api/ratio_config')).json.data;
+    assert.deepEqual(now.model_ratio, { c: 4 });
+    assert.deepEqual(now.model_price, {});
+    assert.equal(now.group_ratio.vip, 2, 'group_ratio left out stays, as with GS17');
+
+    const cli = await audits('cli:ratio-config');
+    assert.equal(cli.length >= 3, true, JSON.stringify(cli));
+    assert.match(cli.at(-1)!.actor, /^cli:/);
+    assert.deepEqual(cli.at(-1)!.detail, { mode: 'replace', fields: { model_ratio: 1 }, ok: true, removed: 4 });
+    assert.deepEqual(cli.at(-2)!.detail, { mode: 'merge', fields: { model_ratio: 2, group_ratio: 1 }, ok: true, removed: 0 });
+    assert.equal(cli.find((r) => r.detail.failed)?.detail.failed, 'RATIO_CONFIG_VALUE_INVALID', 'a refused change is audited too');
   });
 
   test('a non-root staff member gets 403 on every settings operation', async () => {

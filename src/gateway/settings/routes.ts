@@ -13,7 +13,7 @@ export function settingsRoutes(settings: SettingsService): OperationImpl<any>[] 
       data: RatioConfig,
       errors: settingsErrors.ratio,
       schema: { body: RatioConfigBody },
-      handler: async (req) => ok(await settings.setRatioConfig(staffOf(req), req.body)),
+      handler: async (req) => ok((await settings.setRatioConfig(staffOf(req), req.body)).config),
     }),
     implement('GS18', {
       data: DeploymentSettingsState,

@@ -32,15 +32,29 @@ export class SettingsService {
     return view;
   }
 
-  /** GS17: replaces the ratio maps (a map left out is emptied; `group_ratio` left out stays). */
-  async setRatioConfig(actor: Actor, body: unknown) {
+  /**
+   * GS17 and the CLI's `ratio-config`: replaces the ratio maps (a map left out is emptied; `group_ratio`
+   * left out stays), or with `merge` prices only the models given (every other price stays). Audited as
+   * `operation`; answers the stored configuration and the prices it removed (`field model`).
+   */
+  async setRatioConfig(actor: Actor, body: unknown, opts: { operation?: string; merge?: boolean } = {}) {
     const given = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     const sizes = Object.fromEntries(Object.entries(given).map(([f, m]) => [f.slice(0, 64), m && typeof m === 'object' ? Object.keys(m).length : null]));
-    return audited(this.ctx.db, actor, 'GS17', null, { fields: sizes }, async () => {
-      if (given !== body) throw new AppError('RATIO_CONFIG_INVALID');
-      await this.ratios.setCurrent({ ...Object.fromEntries(RATIO_FIELDS.map((f) => [f, {}])), ...given });
-      return this.ratioConfig();
-    });
+    return audited(
+      this.ctx.db,
+      actor,
+      opts.operation ?? 'GS17',
+      null,
+      { mode: opts.merge ? 'merge' : 'replace', fields: sizes },
+      async () => {
+        if (given !== body) throw new AppError('RATIO_CONFIG_INVALID');
+        const before = await this.ratioConfig();
+        await this.ratios.setCurrent(opts.merge ? mergedInto(before, given) : { ...Object.fromEntries(RATIO_FIELDS.map((f) => [f, {}])), ...given });
+        const config = await this.ratioConfig();
+        return { config, removed: removedPrices(before, config) };
+      },
+      (r) => ({ ok: true, removed: r.removed.length }),
+    );
   }
 
   /** GS18: the io.net switch and/or key (sealed; an empty key removes it). Answers whether a key is set. */
@@ -69,4 +83,17 @@ export class SettingsService {
       return settings;
     }, (s) => ({ ok: true, enabled: s.enabled, rule_names: s.rules.map((r) => r.name) }));
   }
+}
+
+/** The maps of `before` with the models of `given` set over them (a value that is no map is left to the check). */
+function mergedInto(before: RatioConfigView, given: Record<string, unknown>) {
+  const isMap = (m: unknown): m is Record<string, unknown> => !!m && typeof m === 'object' && !Array.isArray(m);
+  const merged: Record<string, unknown> = { ...before };
+  for (const [field, map] of Object.entries(given)) merged[field] = isMap(map) && isMap(merged[field]) ? { ...(merged[field] as object), ...map } : map;
+  return merged;
+}
+
+/** The prices `before` had that `after` has not, as `field model`. */
+function removedPrices(before: RatioConfigView, after: RatioConfigView): string[] {
+  return Object.entries(before).flatMap(([field, map]) => Object.keys(map).filter((model) => !(model in ((after as Record<string, object>)[field] ?? {}))).map((model) => `${field} ${model}`));
 }
