@@ -91,35 +91,46 @@ export interface EdgeStatus {
   relay_configured: boolean;
 }
 
-/** A request the edge refuses: `invalid` (bad value, with a detail) or `not_found`. */
+/** A request the edge refuses: `invalid` (bad value, with a detail), `not_found`, or `conflict` (a credit id used for another credit). */
 export class EdgeAdminRefusal extends Error {
   constructor(
-    readonly reason: 'invalid' | 'not_found',
+    readonly reason: 'invalid' | 'not_found' | 'conflict',
     readonly detail: string,
   ) {
     super(detail);
   }
 }
 
+/**
+ * Who asks for a change, as the edge's own audit log (edge_audit) names them: `staff:<name>` from the
+ * gateway console, `cli:<user>` from the CLI. Every change of money, prices, keys and webhooks is recorded
+ * there in the change's transaction, whatever the entry point.
+ */
+export type EdgeActor = string;
+
 export interface EdgeAdminPort {
   status(): EdgeStatus;
   listModels(): Promise<EdgeModel[]>;
-  setModel(publicModelId: string, settings: EdgeModelSettings): Promise<EdgeModel>;
+  setModel(publicModelId: string, settings: EdgeModelSettings, by: EdgeActor): Promise<EdgeModel>;
   listKeys(owner?: string): Promise<EdgeKey[]>;
-  issueKey(owner: string): Promise<EdgeIssuedKey>;
+  issueKey(owner: string, by: EdgeActor): Promise<EdgeIssuedKey>;
   /** false: no active key of that id. */
-  revokeKey(keyId: string): Promise<boolean>;
+  revokeKey(keyId: string, by: EdgeActor): Promise<boolean>;
   listWallets(): Promise<EdgeWallet[]>;
   /** undefined: the owner has no wallet. */
   wallet(owner: string): Promise<EdgeWallet | undefined>;
-  /** Adds units (creating the owner and its wallet when new); the wallet after the change. */
-  credit(owner: string, amount: number): Promise<EdgeWallet>;
+  /**
+   * Adds units (creating the owner and its wallet when new); the wallet after the change. With a `creditId`
+   * the credit happens once: a retry answers the first credit's wallet and adds nothing (the id recorded in
+   * the credit's own transaction); the id with another owner or amount is refused (`conflict`).
+   */
+  credit(owner: string, amount: number, by: EdgeActor, creditId?: string): Promise<EdgeWallet>;
   /** null: no such owner. */
   usage(owner: string, days: number): Promise<EdgeUsageLine[] | null>;
   listWebhooks(): Promise<EdgeWebhook[]>;
-  addWebhook(owner: string, url: string): Promise<EdgeWebhookAdded>;
+  addWebhook(owner: string, url: string, by: EdgeActor): Promise<EdgeWebhookAdded>;
   /** false: no active endpoint of that id. */
-  removeWebhook(endpointId: string): Promise<boolean>;
+  removeWebhook(endpointId: string, by: EdgeActor): Promise<boolean>;
   /** Queues past events again to their owners' current endpoints (one event, or every event from a sequence on). */
   replay(where: { eventId?: string; sinceSequence?: number }): Promise<{ events: number; queued: number }>;
   /** The names of the owners of these ids (the relay caller `edge:owner-<id>`); an unknown id is left out. */

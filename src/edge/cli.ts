@@ -38,6 +38,12 @@ function amount(flag: string, v: string, min = 0): number {
   return n;
 }
 
+/** Who a change is audited as (edge_audit): `cli:` and the operating-system user. */
+async function cliActor(): Promise<string> {
+  const { cliActorName } = await import('../kit/cli/actor.js');
+  return cliActorName();
+}
+
 const iso = (s: number | null) => (s === null ? '-' : new Date(Number(s) * 1000).toISOString());
 
 /** Edge commands: developer keys, public models, wallets, webhooks, the dispatcher. Secrets are the last stdout line. */
@@ -50,16 +56,18 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .requiredOption('--owner <name>', 'the owner (created when new)')
     .description('issue a key; prints it once, last')
     .action(async (o: { owner: string }) => {
-      const r = await withEdge(boot, (e) => e.services.keys.issue(o.owner));
-      console.log(`key ${r.keyId} issued for ${r.owner} (shown once, store it now)`);
-      console.log(r.token);
+      const by = await cliActor();
+      const r = await withEdge(boot, (e) => e.services.admin.issueKey(o.owner, by));
+      console.log(`key ${r.key_id} issued for ${r.owner} (shown once, store it now)`);
+      console.log(r.key);
     });
   key
     .command('revoke')
     .description('revoke a developer key (its calls are refused at once)')
     .argument('<keyId>', 'the key id (from edge key list)')
     .action(async (keyId: string) => {
-      const done = await withEdge(boot, (e) => e.services.keys.revoke(keyId));
+      const by = await cliActor();
+      const done = await withEdge(boot, (e) => e.services.admin.revokeKey(keyId, by));
       if (!done) throw new Error(`no active key ${keyId}`);
       console.log(`key ${keyId} revoked`);
     });
@@ -80,7 +88,8 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .option('--disabled', 'refuse requests for it (400 model_disabled)')
     .action(async (id: string, o: { reserve: string; gatewayModel?: string; group: string; overdraft: string; disabled?: boolean }) => {
       const settings = { reserve_amount: amount('--reserve', o.reserve), enabled: !o.disabled, gateway_model: o.gatewayModel ?? null, group: o.group, overdraft: amount('--overdraft', o.overdraft) };
-      const m = await withEdge(boot, (e) => e.services.admin.setModel(id, settings));
+      const by = await cliActor();
+      const m = await withEdge(boot, (e) => e.services.admin.setModel(id, settings, by));
       console.log(`model ${id}: reserve ${m.reserve_amount}, gateway model ${m.gateway_model ?? id}, group ${m.group}, overdraft ${m.overdraft}, ${m.enabled ? 'enabled' : 'disabled'}`);
     });
   model.command('list').description('public id, reserve, gateway model, group, overdraft, state').action(async () => {
@@ -94,9 +103,11 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .description("add units to an owner's wallet (500,000 units = 1 USD)")
     .requiredOption('--owner <name>', 'the owner (created when new)')
     .requiredOption('--amount <n>', 'units to add')
-    .action(async (o: { owner: string; amount: string }) => {
+    .option('--idempotency-key <key>', 'credit once: run again with the same key (after a failure, say), it adds nothing and prints the same wallet')
+    .action(async (o: { owner: string; amount: string; idempotencyKey?: string }) => {
       const n = amount('--amount', o.amount, 1);
-      const w = await withEdge(boot, (e) => e.services.admin.credit(o.owner, n));
+      const by = await cliActor();
+      const w = await withEdge(boot, (e) => e.services.admin.credit(o.owner, n, by, o.idempotencyKey === undefined ? undefined : `cli:${o.idempotencyKey}`));
       console.log(`wallet of ${o.owner}: balance ${w.balance}, reserved ${w.reserved}, available ${w.available}`);
     });
   wallet
@@ -119,6 +130,17 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
       if (!lines) throw new Error(`no owner ${o.owner}`);
       console.log(['day', 'model', 'calls', 'failed', 'prompt_tokens', 'completion_tokens', 'cost'].join('\t'));
       for (const l of lines) console.log([l.day, l.model, l.calls, l.failed, l.prompt_tokens, l.completion_tokens, l.cost].join('\t'));
+    });
+
+  edge
+    .command('audit')
+    .description("print the edge's audit log, newest first: every change of wallets, public models, keys and webhooks (CLI and console)")
+    .option('--limit <n>', 'rows (at most 10000)', '50')
+    .action(async (o: { limit: string }) => {
+      const limit = Math.min(10000, amount('--limit', o.limit, 1));
+      const { readAudit } = await import('./audit/store.js');
+      const rows = await withEdge(boot, (e) => readAudit(e.ctx.db, limit));
+      for (const r of rows) console.log(JSON.stringify({ ...r, id: Number(r.id), created_at: Number(r.created_at), detail: JSON.parse(r.detail) }));
     });
 
   edge
@@ -165,8 +187,9 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .requiredOption('--url <url>', 'where events are POSTed (https)')
     .description('add an endpoint; prints its signing secret once, last')
     .action(async (o: { owner: string; url: string }) => {
-      const r = await withEdge(boot, (e) => e.services.webhooks.add(o.owner, o.url));
-      console.log(`endpoint ${r.endpointId} added for ${r.owner} (signing secret shown once)`);
+      const by = await cliActor();
+      const r = await withEdge(boot, (e) => e.services.admin.addWebhook(o.owner, o.url, by));
+      console.log(`endpoint ${r.endpoint_id} added for ${r.owner} (signing secret shown once)`);
       console.log(r.secret);
     });
   webhook.command('list').description('every endpoint: id, owner, URL, state').action(async () => {
@@ -178,7 +201,8 @@ export function registerEdgeCommands(program: Command, boot: Boot, local?: Local
     .description('remove an endpoint (no further deliveries)')
     .argument('<endpointId>', 'the endpoint id (from edge webhook list)')
     .action(async (id: string) => {
-      if (!(await withEdge(boot, (e) => e.services.webhooks.remove(id)))) throw new Error(`no active endpoint ${id}`);
+      const by = await cliActor();
+      if (!(await withEdge(boot, (e) => e.services.admin.removeWebhook(id, by)))) throw new Error(`no active endpoint ${id}`);
       console.log(`endpoint ${id} removed`);
     });
   webhook

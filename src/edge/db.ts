@@ -79,6 +79,8 @@ export interface EdgeRunTable {
   started_at: number | null;
   finished_at: number | null;
   deadline_at: number;
+  /** What the client sent as X-Request-Id (correlation only: `request_id` is the edge's own). */
+  client_request_id: string | null;
 }
 
 export interface EdgeSettlementTable {
@@ -154,6 +156,24 @@ export interface EdgeDeliveryAttemptTable {
   finished_at: number;
 }
 
+/** A wallet credit made with a credit id: it credits once; `wallet` is the answer (JSON) a retry gets again. */
+export interface EdgeCreditTable {
+  credit_id: string;
+  owner_id: number;
+  amount: number;
+  wallet: string;
+  created_at: number;
+}
+
+/** A change of money, prices, keys or webhooks: who (`cli:<user>`, `staff:<name>`), what, names and counts (never a secret). */
+export interface EdgeAuditTable {
+  id: number;
+  actor: string;
+  operation: string;
+  detail: string;
+  created_at: number;
+}
+
 export interface EdgeDB {
   edge_meta: EdgeMetaTable;
   edge_owners: EdgeOwnerTable;
@@ -167,6 +187,8 @@ export interface EdgeDB {
   edge_deliveries: EdgeDeliveryTable;
   edge_delivery_attempts: EdgeDeliveryAttemptTable;
   edge_settlements: EdgeSettlementTable;
+  edge_credits: EdgeCreditTable;
+  edge_audit: EdgeAuditTable;
 }
 
 export function nowSeconds(): number {

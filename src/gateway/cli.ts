@@ -1,7 +1,6 @@
 // Only commander and types are imported up front: an action imports what it uses (`cli --help` stays fast).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/index.js';
@@ -14,20 +13,15 @@ type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Confi
 type Gateway = Awaited<ReturnType<typeof createGatewayContext>>;
 
 /** Who a CLI action is audited as: actor id 0, named after the operating-system user who ran it. */
-export function cliActor(): { id: number; name: string } {
-  let user = 'unknown';
-  try {
-    user = os.userInfo().username;
-  } catch {
-    /* no passwd entry (some containers): keep 'unknown' */
-  }
-  return { id: 0, name: `cli:${user}`.slice(0, 64) };
+async function cliActor(): Promise<{ id: number; name: string }> {
+  const { cliActorName } = await import('../kit/cli/actor.js');
+  return { id: 0, name: cliActorName() };
 }
 
 /** Audits a CLI action (operation `cli:…`, as cliActor()). Never a token, secret or key in `detail`. */
 async function cliAudit(db: Kysely<GatewayDB>, operation: string, detail: Record<string, unknown>) {
   const { audit } = await import('./audit/store.js');
-  return audit(db, cliActor(), operation, null, detail);
+  return audit(db, await cliActor(), operation, null, detail);
 }
 
 /** Opens the gateway database, runs `fn`, and always closes it again. */
@@ -262,7 +256,7 @@ export function registerGatewayCommands(program: Command, boot: Boot) {
       }
       const { config, removed } = await withGateway(boot, async (g) => {
         try {
-          return await g.services.settings.setRatioConfig(cliActor(), json, { operation: 'cli:ratio-config', merge: !o.replace });
+          return await g.services.settings.setRatioConfig(await cliActor(), json, { operation: 'cli:ratio-config', merge: !o.replace });
         } catch (e) {
           // The catalog's English message names the field at fault (validateRatioConfig).
           const { AppError, renderMessage } = await import('../kit/http/errors.js');

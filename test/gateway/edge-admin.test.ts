@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as OTPAuth from 'otpauth';
+import { sql } from 'kysely';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { CHAT_COST, startStack, type Stack } from '../helpers/stack.js';
@@ -199,6 +200,43 @@ eachDatabase('edge administration from the gateway (GS22–GS34, edge co-hosted)
     const hook = rows.find((r) => r.operation === 'GS32' && JSON.parse(r.detail).ok)!;
     assert.equal(JSON.parse(hook.detail).host, 'hooks.example.test');
     assert.ok(!rows.some((r) => r.detail.includes('token=abc')));
+    // The edge records the same changes in its own audit log, with the staff member.
+    const edgeRows = await s.edge.ctx.db.selectFrom('edge_audit').selectAll().orderBy('id').execute();
+    const byOperation = (op: string) => edgeRows.filter((r) => r.operation === op).map((r) => ({ actor: r.actor, detail: JSON.parse(r.detail) }));
+    assert.deepEqual(byOperation('wallet.credit'), [{ actor: 'staff:edge-root', detail: { owner: 'acme', amount: 1_000_000, balance: 1_000_000, credit_id: `staff:${rows[0]!.actor_id}:credit-1` } }]);
+    assert.deepEqual(byOperation('model.set').map((r) => [r.actor, r.detail.public_model_id, r.detail.reserve_amount]), [['staff:edge-root', 'chat-pro', 2000], ['staff:edge-root', 'vendor/off', 1]]);
+    assert.deepEqual(byOperation('key.issue'), [{ actor: 'staff:edge-root', detail: { owner: 'acme', key_id: keyId } }]);
+    assert.deepEqual(byOperation('key.revoke'), [{ actor: 'staff:edge-root', detail: { key_id: keyId } }], 'a revocation that changed nothing is not recorded');
+    assert.equal(byOperation('webhook.add')[0]!.detail.host, 'hooks.example.test');
+    assert.ok(!JSON.stringify(edgeRows).includes('token=abc'));
+  });
+
+  test('GS29: a retry after the gateway failed to record a credit the edge made credits once and answers the same wallet', async () => {
+    const gw = s.gateway.ctx.db;
+    const credit = () => root.post('/api/edge/wallets/retry-owner/credit', { amount: 700 }, { 'idempotency-key': 'credit-retry' });
+    // The gateway's transaction (its idempotency key and audit row) fails after the edge committed the credit.
+    await sql`alter table gateway_audit rename to gateway_audit_away`.execute(gw);
+    let failed;
+    try {
+      failed = await credit();
+    } finally {
+      await sql`alter table gateway_audit_away rename to gateway_audit`.execute(gw);
+    }
+    assert.equal(failed.status, 500, failed.text);
+    const retried = await credit();
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.json.data.balance, 700);
+    assert.equal((await credit()).json.data.balance, 700);
+    const wallet = (await root.get('/api/edge/wallets')).json.data.find((w: any) => w.owner === 'retry-owner');
+    assert.equal(wallet.balance, 700, 'credited once');
+    // The same key with another amount: refused, nothing added (the gateway no longer knows the key, the edge does).
+    await gw.deleteFrom('idempotency_keys').where('key', '=', 'credit-retry').execute();
+    const other = await root.post('/api/edge/wallets/retry-owner/credit', { amount: 5 }, { 'idempotency-key': 'credit-retry' });
+    assert.equal(other.status, 409, other.text);
+    assert.equal(other.json.code, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal((await root.get('/api/edge/wallets')).json.data.find((w: any) => w.owner === 'retry-owner').balance, 700);
+    const edgeCredits = await s.edge.ctx.db.selectFrom('edge_audit').select('detail').where('operation', '=', 'wallet.credit').execute();
+    assert.equal(edgeCredits.filter((r) => JSON.parse(r.detail).owner === 'retry-owner').length, 1, 'one credit in the edge audit');
   });
 });
 

@@ -4,17 +4,20 @@ import {
   EDGE_MODEL_ID_PATTERN,
   EDGE_OWNER_PATTERN,
   EdgeAdminRefusal,
+  type EdgeActor,
   type EdgeAdminPort,
   type EdgeModel,
   type EdgeModelSettings,
   type EdgeWallet,
 } from '../../contract/edge-admin.js';
+import { isUniqueViolation } from '../../kit/db/index.js';
+import { appendAudit } from '../audit/store.js';
 import type { EdgeContext } from '../context.js';
 import type { KeyService } from '../keys/service.js';
-import { ensureOwner, ownerByName } from '../keys/store.js';
+import { ensureOwner, ownerByName, type Db } from '../keys/store.js';
 import { listModels, modelOf, setModel } from '../models/store.js';
 import { ownerUsage, settledByOwner } from '../runs/usage.js';
-import { credit, listWallets, walletOf } from '../wallets/store.js';
+import { credit, creditOf, insertCredit, listWallets, walletOf } from '../wallets/store.js';
 import { webhookUrlProblem, type WebhookService } from '../webhooks/service.js';
 
 const OWNER = new RegExp(EDGE_OWNER_PATTERN);
@@ -45,7 +48,9 @@ const modelView = (r: ModelRow): EdgeModel => ({
 
 /**
  * The edge's administration (public models, keys, wallets, usage, webhooks): what the CLI's `edge …`
- * commands and the gateway console (through EdgeAdminPort) both call. Amounts are integer units.
+ * commands and the gateway console (through EdgeAdminPort) both call. Amounts are integer units. Every
+ * change is recorded in edge_audit with who asked, in the change's own transaction (the edge's audit log
+ * whatever the entry point; the console's changes are in the gateway's audit log too, with the outcome).
  */
 export class EdgeAdmin implements EdgeAdminPort {
   constructor(
@@ -63,27 +68,44 @@ export class EdgeAdmin implements EdgeAdminPort {
     return (await listModels(this.ctx.db)).map(modelView);
   }
 
-  async setModel(publicModelId: string, s: EdgeModelSettings) {
+  /** Runs `change` and records it as `operation` (unless `detail` says nothing changed: null), in one transaction. */
+  private changed<T>(by: EdgeActor, operation: string, change: (trx: Db) => Promise<T>, detail: (result: T) => Record<string, unknown> | null): Promise<T> {
+    return this.ctx.db.transaction().execute(async (trx) => {
+      const result = await change(trx);
+      const d = detail(result);
+      if (d) await appendAudit(trx, by, operation, d);
+      return result;
+    });
+  }
+
+  async setModel(publicModelId: string, s: EdgeModelSettings, by: EdgeActor) {
     check(MODEL_ID.test(publicModelId), 'the public model id must be 1 to 128 of A-Z a-z 0-9 . _ : / -');
     check(s.gateway_model === null || GATEWAY_MODEL.test(s.gateway_model), 'the gateway model must be 1 to 255 characters without spaces');
     check(GROUP.test(s.group), 'the group must be 1 to 64 of A-Z a-z 0-9 _ . -');
     check(units(s.reserve_amount) && units(s.overdraft), 'reserve and overdraft must be non-negative integers');
-    await setModel(this.ctx.db, publicModelId, { reserveAmount: s.reserve_amount, enabled: s.enabled, gatewayModel: s.gateway_model, group: s.group, overdraft: s.overdraft });
-    return modelView((await modelOf(this.ctx.db, publicModelId))!);
+    return this.changed(
+      by,
+      'model.set',
+      async (trx) => {
+        await setModel(trx, publicModelId, { reserveAmount: s.reserve_amount, enabled: s.enabled, gatewayModel: s.gateway_model, group: s.group, overdraft: s.overdraft });
+        return modelView((await modelOf(trx, publicModelId))!);
+      },
+      (m) => ({ public_model_id: m.public_model_id, reserve_amount: m.reserve_amount, gateway_model: m.gateway_model, group: m.group, overdraft: m.overdraft, enabled: m.enabled }),
+    );
   }
 
   async listKeys(owner?: string) {
     return (await this.keys.list(owner)).map((r) => ({ key_id: r.key_id, owner: r.owner, created_at: Number(r.created_at), revoked_at: r.revoked_at === null ? null : Number(r.revoked_at) }));
   }
 
-  async issueKey(owner: string) {
+  async issueKey(owner: string, by: EdgeActor) {
     checkOwner(owner);
-    const r = await this.keys.issue(owner);
+    const r = await this.changed(by, 'key.issue', (trx) => this.keys.issue(owner, trx), (k) => ({ owner, key_id: k.keyId }));
     return { key_id: r.keyId, owner: r.owner, key: r.token };
   }
 
-  revokeKey(keyId: string) {
-    return this.keys.revoke(keyId);
+  revokeKey(keyId: string, by: EdgeActor) {
+    return this.changed(by, 'key.revoke', (trx) => this.keys.revoke(keyId, trx), (done) => (done ? { key_id: keyId } : null));
   }
 
   async listWallets() {
@@ -91,18 +113,39 @@ export class EdgeAdmin implements EdgeAdminPort {
     return (await listWallets(this.ctx.db)).map((w) => walletView(w.owner, w, settled.get(Number(w.owner_id))));
   }
 
-  async wallet(owner: string) {
-    const o = await ownerByName(this.ctx.db, owner);
-    const w = o ? await walletOf(this.ctx.db, Number(o.id)) : undefined;
+  async wallet(owner: string, db: Db = this.ctx.db) {
+    const o = await ownerByName(db, owner);
+    const w = o ? await walletOf(db, Number(o.id)) : undefined;
     if (!o || !w) return undefined;
-    return walletView(owner, w, (await settledByOwner(this.ctx.db, Number(o.id))).get(Number(o.id)));
+    return walletView(owner, w, (await settledByOwner(db, Number(o.id))).get(Number(o.id)));
   }
 
-  async credit(owner: string, amount: number) {
+  async credit(owner: string, amount: number, by: EdgeActor, creditId?: string) {
     checkOwner(owner);
     check(Number.isSafeInteger(amount) && amount >= 1, 'the amount must be an integer of at least 1');
-    await credit(this.ctx.db, await ensureOwner(this.ctx.db, owner), amount);
-    return (await this.wallet(owner))!;
+    check(creditId === undefined || (creditId.length >= 1 && creditId.length <= 320), 'the credit id must be 1 to 320 characters');
+    try {
+      return await this.changed(
+        by,
+        'wallet.credit',
+        async (trx) => {
+          const ownerId = await ensureOwner(trx, owner);
+          await credit(trx, ownerId, amount);
+          const w = (await this.wallet(owner, trx))!;
+          // Last, in the same transaction: a second credit with this id fails here and adds nothing.
+          if (creditId !== undefined) await insertCredit(trx, { credit_id: creditId, owner_id: ownerId, amount, wallet: JSON.stringify(w) });
+          return w;
+        },
+        (w) => ({ owner, amount, balance: w.balance, ...(creditId !== undefined ? { credit_id: creditId } : {}) }),
+      );
+    } catch (e) {
+      if (creditId === undefined || !isUniqueViolation(e)) throw e;
+      const first = await creditOf(this.ctx.db, creditId);
+      if (!first) throw e;
+      const o = await ownerByName(this.ctx.db, owner);
+      if (Number(first.owner_id) !== Number(o?.id) || Number(first.amount) !== amount) throw new EdgeAdminRefusal('conflict', 'this credit id was used for another credit');
+      return JSON.parse(first.wallet) as EdgeWallet;
+    }
   }
 
   async usage(owner: string, days: number) {
@@ -124,16 +167,17 @@ export class EdgeAdmin implements EdgeAdminPort {
     return (await this.webhooks.list()).map((r) => ({ endpoint_id: r.endpoint_id, owner: r.owner, url: r.url, created_at: Number(r.created_at), removed_at: r.removed_at === null ? null : Number(r.removed_at) }));
   }
 
-  async addWebhook(owner: string, url: string) {
+  async addWebhook(owner: string, url: string, by: EdgeActor) {
     checkOwner(owner);
     const problem = webhookUrlProblem(url);
     if (problem) throw new EdgeAdminRefusal('invalid', `the URL ${problem}`);
-    const r = await this.webhooks.add(owner, url);
+    // Only the host is recorded: a receiver's path or query may carry its token.
+    const r = await this.changed(by, 'webhook.add', (trx) => this.webhooks.add(owner, url, trx), (w) => ({ owner, endpoint_id: w.endpointId, host: new URL(w.url).host }));
     return { endpoint_id: r.endpointId, owner: r.owner, url: r.url, secret: r.secret };
   }
 
-  removeWebhook(endpointId: string) {
-    return this.webhooks.remove(endpointId);
+  removeWebhook(endpointId: string, by: EdgeActor) {
+    return this.changed(by, 'webhook.remove', (trx) => this.webhooks.remove(endpointId, trx), (done) => (done ? { endpoint_id: endpointId } : null));
   }
 
   async ownerNames(ids: number[]) {

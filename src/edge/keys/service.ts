@@ -1,6 +1,6 @@
 import type { EdgeContext } from '../context.js';
 import { newCredential, parseCredential, secretHash, secretMatches } from './credentials.js';
-import { ensureOwner, insertKey, keyWithOwner, listKeys, revokeKey } from './store.js';
+import { ensureOwner, insertKey, keyWithOwner, listKeys, revokeKey, type Db } from './store.js';
 
 export interface EdgeIdentity {
   keyId: string;
@@ -19,16 +19,16 @@ export class KeyService {
   constructor(private readonly ctx: EdgeContext) {}
 
   /** Issues a key; the returned token is shown once and never stored. */
-  async issue(owner: string) {
+  async issue(owner: string, db: Db = this.ctx.db) {
     checkOwnerName(owner);
-    const ownerId = await ensureOwner(this.ctx.db, owner);
+    const ownerId = await ensureOwner(db, owner);
     const c = newCredential();
-    await insertKey(this.ctx.db, { key_id: c.keyId, owner_id: ownerId, secret_hash: secretHash(c.secret).toString('hex') });
+    await insertKey(db, { key_id: c.keyId, owner_id: ownerId, secret_hash: secretHash(c.secret).toString('hex') });
     return { keyId: c.keyId, owner, token: c.token };
   }
 
-  async revoke(keyId: string): Promise<boolean> {
-    return revokeKey(this.ctx.db, keyId);
+  async revoke(keyId: string, db: Db = this.ctx.db): Promise<boolean> {
+    return revokeKey(db, keyId);
   }
 
   list(owner?: string) {

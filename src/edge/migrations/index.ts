@@ -167,5 +167,30 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
           .execute();
       },
     },
+    '0005_credits_audit': {
+      async up(db: Kysely<any>) {
+        // One row per wallet credit, written in the credit's transaction: a credit id (the console's
+        // Idempotency-Key, the CLI's --idempotency-key) credits once; a retry answers the stored wallet.
+        await db.schema
+          .createTable('edge_credits')
+          .addColumn('credit_id', 'varchar(320)', (c) => c.primaryKey())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addColumn('wallet', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        // Every change of money, prices, keys and webhooks, whoever made it (CLI or console), in its transaction.
+        await db.schema
+          .createTable('edge_audit')
+          .addColumn('id', id, pk)
+          .addColumn('actor', 'varchar(80)', (c) => c.notNull())
+          .addColumn('operation', 'varchar(32)', (c) => c.notNull())
+          .addColumn('detail', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        // The run's request id is the edge's own; what a client sent as X-Request-Id is kept beside it.
+        await db.schema.alterTable('edge_runs').addColumn('client_request_id', 'varchar(64)').execute();
+      },
+    },
   };
 }

@@ -50,3 +50,12 @@ export async function listWallets(db: Db) {
     .orderBy('edge_owners.name')
     .execute();
 }
+
+/** Records a credit made with an id (in the credit's transaction): a second credit with the id fails as a duplicate. */
+export async function insertCredit(db: Db, row: { credit_id: string; owner_id: number; amount: number; wallet: string }) {
+  await db.insertInto('edge_credits').values({ ...row, created_at: nowSeconds() }).execute();
+}
+
+export async function creditOf(db: Db, creditId: string) {
+  return db.selectFrom('edge_credits').selectAll().where('credit_id', '=', creditId).executeTakeFirst();
+}

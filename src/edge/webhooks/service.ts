@@ -3,7 +3,7 @@ import { open, seal } from '../../kit/crypto/aead.js';
 import type { EdgeContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import { checkOwnerName } from '../keys/service.js';
-import { ensureOwner } from '../keys/store.js';
+import { ensureOwner, type Db } from '../keys/store.js';
 import { eventsOf } from '../outbox/store.js';
 import { newSigningSecret } from './signing.js';
 import { activeEndpointsOf, insertWebhook, listWebhooks, removeWebhook, requeue } from './store.js';
@@ -28,15 +28,15 @@ export class WebhookService {
   constructor(private readonly ctx: EdgeContext) {}
 
   /** Adds an endpoint; the signing secret is returned once (stored sealed, never shown again). */
-  async add(owner: string, url: string) {
+  async add(owner: string, url: string, db: Db = this.ctx.db) {
     checkOwnerName(owner);
     const problem = webhookUrlProblem(url);
     if (problem) throw new Error(`--url ${problem}`);
     const u = new URL(url);
-    const ownerId = await ensureOwner(this.ctx.db, owner);
+    const ownerId = await ensureOwner(db, owner);
     const secret = newSigningSecret();
     const endpointId = crypto.randomUUID();
-    await insertWebhook(this.ctx.db, { endpoint_id: endpointId, owner_id: ownerId, url: u.toString(), secret: seal(this.ctx.secretKey, secret, AAD), created_at: nowSeconds() });
+    await insertWebhook(db, { endpoint_id: endpointId, owner_id: ownerId, url: u.toString(), secret: seal(this.ctx.secretKey, secret, AAD), created_at: nowSeconds() });
     return { endpointId, owner, url: u.toString(), secret };
   }
 
@@ -44,8 +44,8 @@ export class WebhookService {
     return listWebhooks(this.ctx.db);
   }
 
-  remove(endpointId: string) {
-    return removeWebhook(this.ctx.db, endpointId, nowSeconds());
+  remove(endpointId: string, db: Db = this.ctx.db) {
+    return removeWebhook(db, endpointId, nowSeconds());
   }
 
   openSecret(sealed: string): string {

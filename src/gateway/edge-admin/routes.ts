@@ -55,7 +55,7 @@ export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, pro
       handler: async (req) => {
         const b = req.body;
         const settings = { reserve_amount: b.reserve_amount, gateway_model: b.gateway_model || null, group: b.group ?? 'default', overdraft: b.overdraft ?? 0, enabled: b.enabled ?? true };
-        return ok(await edge.write(staffOf(req), 'GS24', { public_model_id: b.public_model_id, ...settings }, (p) => p.setModel(b.public_model_id, settings)));
+        return ok(await edge.write(staffOf(req), 'GS24', { public_model_id: b.public_model_id, ...settings }, (p, by) => p.setModel(b.public_model_id, settings, by)));
       },
     }),
     implement('GS25', {
@@ -73,7 +73,7 @@ export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, pro
         const actor = staffOf(req);
         if (!edge.served) throw new AppError('GW_EDGE_NOT_SERVED');
         await stepUp(req, actor.id);
-        return ok(await edge.write(actor, 'GS26', { owner: req.body.owner }, (p) => p.issueKey(req.body.owner), (k) => ({ key_id: k.key_id })));
+        return ok(await edge.write(actor, 'GS26', { owner: req.body.owner }, (p, by) => p.issueKey(req.body.owner, by), (k) => ({ key_id: k.key_id })));
       },
     }),
     implement('GS27', {
@@ -81,8 +81,8 @@ export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, pro
       errors: E.revoke,
       schema: { params: Type.Object({ key_id: KeyId }) },
       handler: async (req) => {
-        await edge.write(staffOf(req), 'GS27', { key_id: req.params.key_id }, async (p) => {
-          if (!(await p.revokeKey(req.params.key_id))) throw new AppError('EDGE_KEY_NOT_FOUND');
+        await edge.write(staffOf(req), 'GS27', { key_id: req.params.key_id }, async (p, by) => {
+          if (!(await p.revokeKey(req.params.key_id, by))) throw new AppError('EDGE_KEY_NOT_FOUND');
         });
         return ok();
       },
@@ -96,9 +96,13 @@ export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, pro
         const actor = staffOf(req);
         if (!edge.served) throw new AppError('GW_EDGE_NOT_SERVED');
         const { owner } = req.params;
-        // With an Idempotency-Key a repeated credit answers the first one's wallet and adds nothing.
+        // With an Idempotency-Key a repeated credit answers the first one's wallet and adds nothing: the gateway
+        // remembers the key, and the edge the credit id made of it, in the credit's own transaction (a retry after
+        // the gateway failed to record a credit the edge made credits nothing).
+        const key = req.headers['idempotency-key'];
+        const creditId = typeof key === 'string' ? `staff:${actor.id}:${key}` : undefined;
         const w = await once(ctx, req, actor.id, 'GS29', (trx) =>
-          edge.write(actor, 'GS29', { owner, amount: req.body.amount }, (p) => p.credit(owner, req.body.amount), (r) => ({ balance: r.balance }), trx),
+          edge.write(actor, 'GS29', { owner, amount: req.body.amount }, (p, by) => p.credit(owner, req.body.amount, by, creditId), (r) => ({ balance: r.balance }), trx),
         );
         return ok(w);
       },
@@ -125,7 +129,7 @@ export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, pro
         if (!edge.served) throw new AppError('GW_EDGE_NOT_SERVED');
         await stepUp(req, actor.id);
         const { owner, url } = req.body;
-        return ok(await edge.write(actor, 'GS32', { owner, host: hostOf(url) }, (p) => p.addWebhook(owner, url), (w) => ({ endpoint_id: w.endpoint_id })));
+        return ok(await edge.write(actor, 'GS32', { owner, host: hostOf(url) }, (p, by) => p.addWebhook(owner, url, by), (w) => ({ endpoint_id: w.endpoint_id })));
       },
     }),
     implement('GS33', {
@@ -133,8 +137,8 @@ export function edgeAdminRoutes(ctx: GatewayContext, edge: EdgeAdminService, pro
       errors: E.remove,
       schema: { params: Type.Object({ endpoint_id: EndpointId }) },
       handler: async (req) => {
-        await edge.write(staffOf(req), 'GS33', { endpoint_id: req.params.endpoint_id }, async (p) => {
-          if (!(await p.removeWebhook(req.params.endpoint_id))) throw new AppError('EDGE_WEBHOOK_NOT_FOUND');
+        await edge.write(staffOf(req), 'GS33', { endpoint_id: req.params.endpoint_id }, async (p, by) => {
+          if (!(await p.removeWebhook(req.params.endpoint_id, by))) throw new AppError('EDGE_WEBHOOK_NOT_FOUND');
         });
         return ok();
       },

@@ -1,8 +1,10 @@
-import { EdgeAdminRefusal, edgeOwnerIdOf, type EdgeAdminHolder, type EdgeAdminPort } from '../../contract/edge-admin.js';
+import { EdgeAdminRefusal, edgeOwnerIdOf, type EdgeActor, type EdgeAdminHolder, type EdgeAdminPort } from '../../contract/edge-admin.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { GatewayContext } from '../context.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { Db } from '../channels/store.js';
+
+const REFUSAL_CODE: Record<EdgeAdminRefusal['reason'], string> = { invalid: 'EDGE_ADMIN_INVALID', not_found: 'EDGE_OWNER_NOT_FOUND', conflict: 'IDEMPOTENCY_KEY_REUSED' };
 
 /**
  * The edge's administration as the gateway's staff see it: the edge's port when the edge runs in this
@@ -38,26 +40,26 @@ export class EdgeAdminService {
     try {
       return await fn(port);
     } catch (e) {
-      if (e instanceof EdgeAdminRefusal) throw new AppError(e.reason === 'invalid' ? 'EDGE_ADMIN_INVALID' : 'EDGE_OWNER_NOT_FOUND', { params: { detail: e.detail } });
+      if (e instanceof EdgeAdminRefusal) throw new AppError(REFUSAL_CODE[e.reason], { params: { detail: e.detail } });
       throw e;
     }
   }
 
   /**
-   * A write: run on the edge, then recorded as `operation` with `detail` and what `describe` tells of the
+   * A write: run on the edge (which records it in its own audit log as `staff:<name>`), then recorded as `operation` with `detail` and what `describe` tells of the
    * result (never a secret), or with the failure's code. `trx`: the gateway transaction to record it in.
    */
   async write<T>(
     actor: Actor,
     operation: string,
     detail: Record<string, unknown>,
-    fn: (port: EdgeAdminPort) => Promise<T>,
+    fn: (port: EdgeAdminPort, by: EdgeActor) => Promise<T>,
     describe: (result: T) => Record<string, unknown> = () => ({}),
     trx?: Db,
   ): Promise<T> {
     const db = trx ?? this.ctx.db;
     try {
-      const result = await this.read(fn);
+      const result = await this.read((port) => fn(port, `staff:${actor.name}`));
       await audit(db, actor, operation, null, { ...detail, ok: true, ...describe(result) });
       return result;
     } catch (e) {
