@@ -79,8 +79,6 @@ export interface EdgeRunTable {
   started_at: number | null;
   finished_at: number | null;
   deadline_at: number;
-  /** What the client sent as X-Request-Id (correlation only: `request_id` is the edge's own). */
-  client_request_id: string | null;
 }
 
 export interface EdgeSettlementTable {

@@ -188,8 +188,6 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
           .addColumn('detail', 'text', (c) => c.notNull())
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .execute();
-        // The run's request id is the edge's own; what a client sent as X-Request-Id is kept beside it.
-        await db.schema.alterTable('edge_runs').addColumn('client_request_id', 'varchar(64)').execute();
       },
     },
   };
