@@ -84,7 +84,7 @@ function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
 /** Builds the edge deployable (SPEC's archived machine-facing public API) on its own database. */
 export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
   const { ctx, services, close } = await createEdgeContext(config, runtime, inProcessRelay);
-  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog, renderError: renderEdgeError });
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog, renderError: renderEdgeError, ownRequestIds: true });
   app.decorate('edge', ctx);
   let registered: ReturnType<typeof registerOperations>;
   try {

@@ -75,6 +75,19 @@ eachDatabase('edge admission', (variant) => {
     assert.equal(payload.reserved, payload.balance - payload.available);
   });
 
+  test("a client's X-Request-Id never names a run: two admissions sending the same one stay two runs, each found by its own requestId", async () => {
+    const sent = { 'x-request-id': 'reused-by-client' };
+    const a = await s.respond(key, { publicModelId: 'gpt-test', input: 'first' }, { ...sent, 'idempotency-key': idem() });
+    const b = await s.respond(key, { publicModelId: 'gpt-test', input: 'second' }, { ...sent, 'idempotency-key': idem() });
+    assert.equal(a.status, 202);
+    assert.equal(b.status, 202);
+    assert.notEqual(a.json.requestId, 'reused-by-client');
+    assert.notEqual(a.json.requestId, b.json.requestId);
+    assert.equal(a.headers.get('x-request-id'), a.json.requestId);
+    const runs = await s.ctx.db.selectFrom('edge_runs').select(['run_id', 'request_id', 'input']).where('run_id', 'in', [a.json.runId, b.json.runId]).execute();
+    assert.deepEqual(new Map(runs.map((r) => [r.request_id, r.input])), new Map([[a.json.requestId, 'first'], [b.json.requestId, 'second']]));
+  });
+
   test('credentials: missing, malformed, wrong secret, unknown, revoked keys and customer sessions are refused', async () => {
     const body = { publicModelId: 'gpt-test', input: 'x' };
     const h = { 'idempotency-key': idem() };

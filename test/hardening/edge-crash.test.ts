@@ -151,10 +151,10 @@ function upstream() {
 let upstreamAnswered: (() => void) | null = null;
 
 /** What the client saw of one call: the whole answer, a refusal (an HTTP error), or nothing whole (cut). */
-type ClientSaw = { outcome: 'answered' | 'refused' | 'cut'; runId?: string };
+type ClientSaw = { outcome: 'answered' | 'refused' | 'cut'; runId?: string; requestId?: string };
 
 async function send(urlOf: () => string, token: string, c: Call): Promise<ClientSaw> {
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': `crash-${c.i}` };
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const text = `d=${c.delayMs} call ${c.i}`;
   if (c.kind === 'admitted') {
     // A cut admission is sent once more with its Idempotency-Key: replayed when it was stored, else admitted now.
@@ -182,8 +182,10 @@ async function send(urlOf: () => string, token: string, c: Call): Promise<Client
     });
     const body = await res.text();
     if (res.status !== 200) return { outcome: 'refused' };
-    if (stream) return { outcome: body.includes('data: [DONE]') && body.includes('"usage"') ? 'answered' : 'cut' };
-    return { outcome: JSON.parse(body).usage?.total_tokens === 120 ? 'answered' : 'cut' };
+    // The edge names each call's run by its own request id, sent back in X-Request-Id.
+    const requestId = res.headers.get('x-request-id') ?? undefined;
+    if (stream) return { outcome: body.includes('data: [DONE]') && body.includes('"usage"') ? 'answered' : 'cut', requestId };
+    return { outcome: JSON.parse(body).usage?.total_tokens === 120 ? 'answered' : 'cut', requestId };
   } catch {
     return { outcome: 'cut' };
   }
@@ -425,7 +427,7 @@ async function check(db: Awaited<ReturnType<typeof openDatabase<EdgeDB>>>['db'],
       if (!s.runId || !runIds.has(s.runId)) problems.push(`call ${c.i}: admitted as ${s.runId}, no such run`);
       continue;
     }
-    const run = byRequest.get(`${OWNERS[c.owner]} crash-${c.i}`);
+    const run = byRequest.get(`${OWNERS[c.owner]} ${s.requestId}`);
     if (!run) problems.push(`call ${c.i}: answered, no run`);
     else if (Number(run.cost) !== COST) problems.push(`call ${c.i}: answered whole, run ${run.run_id} charged ${run.cost} (${run.status})`);
   }

@@ -37,6 +37,11 @@ export interface HttpAppOptions {
    * null keeps the envelope (for routes of the deployable that answer it).
    */
   renderError?: (req: FastifyRequest, e: { code: string; status: number; message: string; params?: Record<string, string | number>; data?: unknown }) => RenderedError | null;
+  /**
+   * Every request gets an id of ours, whatever X-Request-Id the client sent: for a deployable whose request
+   * ids name stored records, where a client's reused id would collide with or hide another record.
+   */
+  ownRequestIds?: boolean;
 }
 
 /** An error answer: status, body and the headers that go with it (a code the body's shape has no room for). */
@@ -57,6 +62,12 @@ function requestSummary(req: FastifyRequest) {
   };
 }
 
+/** The client's X-Request-Id when it is a usable one. */
+function clientRequestId(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : undefined;
+}
+
 /**
  * Builds a Fastify instance with the protocol rules every deployable shares: request ids, JSON parsing
  * that accepts an empty body, the error envelope with stable codes, and never a stack trace.
@@ -69,10 +80,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     bodyLimit: opts.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    },
+    genReqId: (req) => (opts.ownRequestIds ? undefined : clientRequestId(req)) ?? crypto.randomUUID(),
     // Fastify's own answers (a path value that is not valid percent-encoded UTF-8 or is too long) would
     // bypass the error handler: a body of another shape that repeats the whole URL, query string included.
     frameworkErrors: (error, req, reply) => {
