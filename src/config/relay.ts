@@ -35,6 +35,8 @@ export function relayConfig(env: Env) {
     routeCacheMs: int(env, 'GATEWAY_RELAY_ROUTE_CACHE_MS', 1000, 0, 60_000),
     /** Serve models that have no price in the ratio configuration (cost 0) instead of refusing them. */
     allowUnpriced: bool(env, 'GATEWAY_RELAY_ALLOW_UNPRICED', false),
+    /** The output tokens a call with a budget (an edge's hold) asks for when its caller set no cap and the budget pays for more. */
+    defaultMaxTokens: int(env, 'GATEWAY_RELAY_DEFAULT_MAX_TOKENS', 4096, 1, 1_000_000),
     logRetentionDays: int(env, 'GATEWAY_RELAY_LOG_RETENTION_DAYS', 30, 0, 3650),
     /** The caller group used when a token names none. */
     defaultGroup: str(env, 'GATEWAY_RELAY_DEFAULT_GROUP', 'default'),

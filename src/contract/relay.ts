@@ -26,6 +26,22 @@ export interface RelayCall {
   signal?: AbortSignal;
   /** The caller's request headers that channel-affinity rules may read (user-agent, session ids). */
   headers?: Record<string, string>;
+  /**
+   * The most the call may cost, in quota units (what the caller holds for it): the relay caps the output
+   * tokens it asks the upstream for so that the cost fits (the caller's own smaller cap is kept).
+   */
+  budget?: number;
+}
+
+/** The call to quote: what it asks for, not who serves it. */
+export type QuotedCall = Pick<RelayCall, 'format' | 'body' | 'modelInPath' | 'caller'>;
+
+/** What a call can cost, in quota units, before it is relayed (its prompt counted with the relay's tokenizer). */
+export interface RelayQuote {
+  /** The prompt and one output token (the per-call price, the embeddings' input): less cannot be served. */
+  minimum: number;
+  /** With the caller's own output cap; null when it set none (the budget then decides how long the answer may be). */
+  estimate: number | null;
 }
 
 export interface RelayUsage {
@@ -86,6 +102,8 @@ export interface RelayPort {
    * catalog's relay_* codes, with `options.data` = {status, summary} (the status to answer with).
    */
   relay(call: RelayCall): Promise<RelayAnswer>;
+  /** Prices a call before it is made (refusals as relay()'s before any channel is tried: invalid, unpriced). */
+  quote(call: QuotedCall): Promise<RelayQuote>;
   /**
    * The logged summary of a call this caller made, by its request id; null when there is none (never
    * relayed, or not yet written: the log is written within a second of the call's end).
@@ -96,3 +114,5 @@ export interface RelayPort {
 /** Over HTTP: a whole answer's summary header (base64url JSON), and the SSE comment that ends a stream. */
 export const RELAY_SUMMARY_HEADER = 'x-relay-summary';
 export const RELAY_SUMMARY_COMMENT = ': relay-summary ';
+/** Over HTTP: a call's budget (RelayCall.budget). */
+export const RELAY_BUDGET_HEADER = 'x-relay-budget';

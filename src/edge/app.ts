@@ -60,7 +60,7 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
   const webhooks = new WebhookService(ctx);
   const services = {
     keys,
-    admission: new AdmissionService(ctx),
+    admission: new AdmissionService(ctx, relay),
     webhooks,
     calls: new SyncCalls(ctx, relay, inFlight),
     relay,

@@ -13,7 +13,7 @@ import { parseCredential } from '../../src/edge/keys/credentials.js';
 
 const FINAL = ['succeeded', 'failed', 'cancelled'];
 
-eachDatabase('edge settlement: charged to the unit, capped by reservation, overdraft and balance, exactly once', (v) => {
+eachDatabase('edge settlement: charged to the unit, capped by the available balance, exactly once', (v) => {
   let st: Stack;
   let s: EdgeServer;
   const START = 10_000;
@@ -34,36 +34,36 @@ eachDatabase('edge settlement: charged to the unit, capped by reservation, overd
   });
   after(() => st.close());
 
-  test('a cost beyond the reservation is charged the reservation (overdraft 0), else min(cost, reserve + overdraft); wallet = start − Σ charged', async () => {
+  test('a cost beyond the hold (the upstream answered past the cap it was sent) is charged whole from the available balance; the overdraft widens the cap; wallet = start − Σ charged', async () => {
     const key = await s.issueKey('cap');
-    /** One admitted run of `over` (gpt-4o at the gateway: 320 units against a reservation of 100), executed. */
-    const run = async (expected: number) => {
+    /** One admitted run of `over` (gpt-4o at the gateway: 320 units against a hold of 100), executed: the cap it went upstream with. */
+    const run = async () => {
       const r = await admit(s, key, 'over');
       await work();
       const row = await runRow(s, r.runId);
-      assert.deepEqual([row.status, Number(row.cost), Number(row.reserved_amount)], ['succeeded', expected, 100]);
+      assert.deepEqual([row.status, Number(row.cost), Number(row.reserved_amount)], ['succeeded', CHAT_COST, 100]);
       const events = await eventsOfRun(s, r.runId);
       const settled = events.find((e) => e.type === 'wallet.settled@1')!.data;
-      assert.deepEqual([settled.reserved, settled.charged, settled.released], [100, expected, Math.max(0, 100 - expected)]);
+      assert.deepEqual([settled.reserved, settled.charged, settled.released], [100, CHAT_COST, 0]);
       const billing = events.find((e) => e.type === 'billing.finalization-reconciliation-resolution.applied@1')!.data;
-      assert.deepEqual([billing.cost, billing.charged, billing.resolution], [CHAT_COST, expected, 'charged']);
-      charges.push(expected);
-      return r.runId;
+      assert.deepEqual([billing.cost, billing.charged, billing.resolution], [CHAT_COST, CHAT_COST, 'charged']);
+      charges.push(CHAT_COST);
+      return st.up.to('/v1/responses').at(-1)!.json.max_output_tokens as number;
     };
-    await run(100);
+    const capped = await run();
     // The sync path (E04) settles the same way.
     const sync = await s.request('POST', '/v1/chat/completions', { token: key, body: { model: 'over', messages: [{ role: 'user', content: 'hi' }] } });
     assert.equal(sync.status, 200);
     assert.equal(sync.json.usage.total_tokens, 120);
     const syncRow = await s.ctx.db.selectFrom('edge_runs').selectAll().where('request_id', '=', sync.headers.get('x-request-id')!).executeTakeFirstOrThrow();
-    assert.deepEqual([syncRow.kind, syncRow.status, Number(syncRow.cost)], ['sync', 'succeeded', 100]);
-    charges.push(100);
+    assert.deepEqual([syncRow.kind, syncRow.status, Number(syncRow.cost)], ['sync', 'succeeded', CHAT_COST]);
+    charges.push(CHAT_COST);
+    // 150 units more at 6 units per output token (model ratio 2 × completion ratio 3): 25 tokens more asked.
     await overdraft(150);
-    await run(250);
-    await overdraft(1000);
-    await run(CHAT_COST);
+    assert.equal(await run(), capped + 25);
+    await overdraft(0);
     const w = await walletOf(s, 'cap');
-    assert.deepEqual([w.balance, w.reserved], [START - 100 - 100 - 250 - CHAT_COST, 0]);
+    assert.deepEqual([w.balance, w.reserved], [START - 3 * CHAT_COST, 0]);
     const rows = await s.ctx.db.selectFrom('edge_settlements').selectAll().where('owner_id', '=', await ownerIdOf(s, 'cap')).execute();
     assert.equal(rows.reduce((n, r) => n + Number(r.charged), 0), START - w.balance);
     assert.deepEqual(rows.map((r) => Number(r.charged)).sort((a, b) => a - b), [...charges].sort((a, b) => a - b));

@@ -6,6 +6,8 @@ import { canonicalJson } from '../../kit/json/canonical.js';
 import type { EdgeContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import type { EdgeIdentity } from '../keys/service.js';
+import type { RelayPort } from '../../contract/relay.js';
+import { callerOf, runRequest } from '../runs/execute.js';
 import { reserveRun, servableModel } from '../runs/reserve.js';
 import { dropExpiredIdempotency, idempotencyOf, insertIdempotency } from './store.js';
 
@@ -36,7 +38,10 @@ export interface Admission {
 export class AdmissionService {
   private lastCleanup = 0;
 
-  constructor(private readonly ctx: EdgeContext) {}
+  constructor(
+    private readonly ctx: EdgeContext,
+    private readonly relay: RelayPort,
+  ) {}
 
   /** Forgets expired idempotency keys, at most once a minute per process (not a statement per admission). */
   private async dropExpiredKeys() {
@@ -54,6 +59,12 @@ export class AdmissionService {
     const now = Date.now();
     const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
+      const quoted = await servableModel(this.ctx.db, r.body.publicModelId, 'publicModelId');
+      const quote = await this.relay.quote({ ...runRequest(quoted, r.body.input), caller: callerOf(ownerId, quoted) }).catch((e) => {
+        // A run waits for its relay: admitted on the model's reserve; a refusal ends it when it executes.
+        this.ctx.log.warn({ code: (e as { code?: string })?.code ?? 'relay_unreachable' }, 'edge: a run admitted without a quote');
+        return null;
+      });
       const amount = await this.ctx.db.transaction().execute(async (trx) => {
         await insertIdempotency(trx, { owner_id: ownerId, key: r.idempotencyKey, body_hash: bodyHash, response: JSON.stringify(admission), created_at: Math.floor(now / 1000) });
         const model = await servableModel(trx, r.body.publicModelId, 'publicModelId');
@@ -71,7 +82,7 @@ export class AdmissionService {
           format: 'responses',
           // Not started by then: released (the worker's expiry sweep or `edge reconcile`).
           deadline_at: now + this.ctx.config.edge.runs.reservationTtlSeconds * 1000,
-        });
+        }, quote);
       });
       this.ctx.metrics.reservedRun('async', amount);
       return { admission, replayed: false };

@@ -39,6 +39,9 @@ export class SyncCalls {
     if (typeof publicModelId !== 'string' || !publicModelId) throw new AppError('invalid_request_body', { params: { detail: 'model is required', field: 'model' } });
     const model = await servableModel(this.ctx.db, publicModelId, 'model');
     const ownerId = c.identity.ownerId;
+    const quote = await this.relay.quote({ format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(ownerId, model) }).catch((e) => {
+      throw this.callerError(e);
+    });
     const limit = this.ctx.config.edge.runs.ownerConcurrency;
     if (!(await this.inFlight.acquire(`owner:${ownerId}`, limit))) throw new AppError('concurrency_limited', { params: { limit } });
     let released = false;
@@ -65,10 +68,10 @@ export class SyncCalls {
           format: c.format,
           started_at: now,
           deadline_at: now + this.ctx.config.edge.runs.timeoutMs,
-        }),
+        }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
-      const answer = await this.relayed(c, runId, model);
+      const answer = await this.relayed(c, runId, model, amount + Number(model.overdraft));
       if (answer.kind === 'json') {
         await this.settle(runId, answer.summary);
         release();
@@ -88,23 +91,28 @@ export class SyncCalls {
     }
   }
 
-  private async relayed(c: SyncCall, runId: string, model: Parameters<typeof gatewayModelOf>[0] & { group_name: string }): Promise<RelayAnswer> {
+  private async relayed(c: SyncCall, runId: string, model: Parameters<typeof gatewayModelOf>[0] & { group_name: string }, budget: number): Promise<RelayAnswer> {
     try {
-      return await this.relay.relay({ format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(c.identity.ownerId, model), requestId: runId, signal: c.signal, headers: c.headers });
+      return await this.relay.relay({ format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(c.identity.ownerId, model), requestId: runId, signal: c.signal, headers: c.headers, budget });
     } catch (e) {
       const summary = failureSummary(e);
       const gone = c.signal.aborted;
       await settleRun(this.ctx, runId, { status: gone ? 'cancelled' : 'failed', ...costOf(summary), error: failureOf(e), source: 'sync' }).catch((err) => this.ctx.log.error({ err: { message: (err as Error).message }, runId }, 'edge: failed call not settled'));
-      if (e instanceof AppError && LINK_FAILURES.has(e.code)) {
-        this.ctx.log.error({ code: e.code }, 'edge: the gateway relay refused this edge (check EDGE_RELAY_TOKEN_KEY and EDGE_RELAY_URL)');
-        throw new AppError('service_unavailable');
-      }
-      if (!(e instanceof AppError)) {
-        this.ctx.log.error({ err: { message: (e as Error)?.message } }, 'edge: the gateway relay could not be reached');
-        throw new AppError('service_unavailable');
-      }
-      throw e;
+      throw this.callerError(e);
     }
+  }
+
+  /** A relay failure as the caller sees it: the edge's own link to the gateway failing is service_unavailable. */
+  private callerError(e: unknown): unknown {
+    if (e instanceof AppError && LINK_FAILURES.has(e.code)) {
+      this.ctx.log.error({ code: e.code }, 'edge: the gateway relay refused this edge (check EDGE_RELAY_TOKEN_KEY and EDGE_RELAY_URL)');
+      return new AppError('service_unavailable');
+    }
+    if (!(e instanceof AppError)) {
+      this.ctx.log.error({ err: { message: (e as Error)?.message } }, 'edge: the gateway relay could not be reached');
+      return new AppError('service_unavailable');
+    }
+    return e;
   }
 
   private settle(runId: string, s: RelaySummary) {

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelaySummary } from '../../contract/relay.js';
+import { RELAY_BUDGET_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelayQuote, type RelaySummary } from '../../contract/relay.js';
 import { errorCatalog } from '../../contract/errors/index.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -58,6 +58,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
           authorization: `Bearer ${await token(call.caller.subject, call.caller.group)}`,
           'content-type': 'application/json',
           'x-request-id': call.requestId,
+          ...(call.budget !== undefined ? { [RELAY_BUDGET_HEADER]: String(call.budget) } : {}),
           ...(call.headers?.['user-agent'] ? { 'user-agent': call.headers['user-agent'] } : {}),
         },
         body: JSON.stringify(call.body),
@@ -114,6 +115,19 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
         }
       }
       return { kind: 'stream', status: 200, contentType: type, pieces: pieces(), summary };
+    },
+
+    async quote(call) {
+      const res = await request(`${opts.url}/relay/v1/quote`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await token(call.caller.subject, call.caller.group)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ format: call.format, body: call.body, ...(call.modelInPath ? { model_in_path: call.modelInPath } : {}) }),
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw await failure(res.statusCode, text, res.headers['x-relay-error-code']);
+      return JSON.parse(text) as RelayQuote;
     },
 
     async summaryOf(requestId, caller) {

@@ -36,14 +36,19 @@ export function failureOf(e: unknown): { code: string; message: string } {
   return { code: 'relay_unreachable', message: (e as Error)?.message ?? String(e) };
 }
 
-/** Executes an admitted run: its input as a Responses request to the run's gateway model. */
+/** An admitted run's request to the relay: its input as a Responses request to the run's gateway model. */
+export function runRequest(model: EdgeModelTable, input: string) {
+  return { format: 'responses' as const, body: { model: gatewayModelOf(model), input } };
+}
+
+/** Executes an admitted run (within what it holds, and the model's overdraft). */
 export async function executeRun(relay: RelayPort, run: EdgeRunTable, model: EdgeModelTable, signal: AbortSignal) {
   const answer = await relay.relay({
-    format: 'responses',
-    body: { model: gatewayModelOf(model), input: run.input },
+    ...runRequest(model, run.input),
     caller: callerOf(Number(run.owner_id), model),
     requestId: run.run_id,
     signal,
+    budget: Number(run.reserved_amount) + Number(model.overdraft),
   });
   if (answer.kind !== 'json') throw new Error('an admitted run is answered whole');
   return { output: outputText(JSON.parse(answer.body)), summary: answer.summary };

@@ -1,3 +1,4 @@
+import type { RelayQuote } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { EdgeModelTable } from '../db.js';
 import type { Db } from '../keys/store.js';
@@ -14,19 +15,36 @@ export async function servableModel(db: Db, publicModelId: string, field: string
   return model;
 }
 
+/** Tries of a hold whose conditional update lost a race with another reservation of the same wallet. */
+const HOLD_TRIES = 3;
+
 /**
- * Inside the caller's transaction: reserves the model's reserve amount in the owner's wallet (never
- * overdrawing: insufficient_balance), inserts the run and writes run.created@2.0 and wallet.reserved@2.0.
+ * What a call holds: at least the model's reserve and the call's minimum (its prompt and one output token,
+ * or its per-call price: insufficient_balance when the wallet cannot cover that), up to the estimate with the
+ * caller's output cap when the wallet covers it, else what the wallet has (the relay then caps the output at
+ * what the hold pays for). In one conditional update per try: concurrent reservations never overdraw.
+ */
+async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null) {
+  const floor = Math.max(Number(model.reserve_amount), quote?.minimum ?? 0);
+  const wanted = Math.max(floor, quote?.estimate ?? 0);
+  for (let i = 0; ; i++) {
+    const w = await walletOf(trx, ownerId);
+    const available = w ? Number(w.balance) - Number(w.reserved) : 0;
+    if (available < floor) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
+    const amount = Math.min(wanted, available);
+    const wallet = await reserve(trx, ownerId, amount);
+    if (wallet) return { wallet, amount };
+    if (i + 1 >= HOLD_TRIES) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
+  }
+}
+
+/**
+ * Inside the caller's transaction: reserves the call's hold in the owner's wallet (see hold(); without a
+ * quote, the model's reserve amount), inserts the run and writes run.created@2.0 and wallet.reserved@2.0.
  * Answers the amount reserved.
  */
-export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>): Promise<number> {
-  const amount = Number(model.reserve_amount);
-  const wallet = await reserve(trx, run.owner_id, amount);
-  if (!wallet) {
-    const w = await walletOf(trx, run.owner_id);
-    const available = w ? Number(w.balance) - Number(w.reserved) : 0;
-    throw new AppError('insufficient_balance', { params: { amount, available } });
-  }
+export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null = null): Promise<number> {
+  const { wallet, amount } = await hold(trx, run.owner_id, model, quote);
   await insertRun(trx, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
   const createdAt = new Date(run.created_at).toISOString();
   const base = { ownerId: run.owner_id, traceparent: run.traceparent };

@@ -2,7 +2,6 @@ import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
 import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
-import { modelOf } from '../models/store.js';
 import { appendEvent, endpointsOf } from '../outbox/store.js';
 import { runOf } from './store.js';
 
@@ -30,8 +29,9 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
 
 /**
  * Ends a run and settles its reservation, exactly once per run id, in one transaction: the wallet is charged
- * the run's cost — at most its reservation, plus the model's overdraft taken from the available balance
- * (never below zero) — and the rest of the reservation is released; the run gets its final state; a
+ * the run's cost — its reservation, and beyond it (an upstream that answered more than the relay asked for,
+ * or the model's overdraft) what the available balance has (never below zero, never another run's
+ * reservation) — and the rest of the reservation is released; the run gets its final state; a
  * settlement row (primary key: the run id) and the events run.completed|failed|cancelled@1,
  * wallet.settled@1 and billing.finalization-reconciliation-resolution.applied@1 are written. A second
  * settlement of the same run, concurrent or later, finds the run final under its row lock and changes nothing.
@@ -65,9 +65,8 @@ async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promi
     const now = Date.now();
     const reserved = Number(run.reserved_amount);
     const wallet = await lockedWallet(trx, run.owner_id, lock);
-    const model = await modelOf(trx, run.public_model_id);
     const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
-    const cap = reserved + Math.min(Number(model?.overdraft ?? 0), spare);
+    const cap = reserved + spare;
     const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
     const update = await trx
       .updateTable('edge_wallets')

@@ -1,4 +1,4 @@
-import type { RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelaySummary, RelayUsage } from '../../contract/relay.js';
+import type { QuotedCall, RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelayQuote, RelaySummary, RelayUsage } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import { checkJsonValueDepth } from '../../kit/json/limits.js';
 import { jsonObject } from '../../kit/json/object.js';
@@ -9,6 +9,7 @@ import { wholeAnswer, usageOf, zeroUsage } from './answer.js';
 import { asFailure, AttemptFailure, openStream, sendJson, type Limits } from './attempt.js';
 import type { Breaker } from './breaker.js';
 import { legsOf, type Leg } from './legs.js';
+import { quoteOf, withinBudget } from './budget.js';
 import { logRowOf } from './log-store.js';
 import { callerName, summaryFromRow, type RelayLogWriter } from './log-writer.js';
 import { Plan } from './plan.js';
@@ -27,6 +28,8 @@ export interface RelayDeps {
   limits: Limits;
   backoff: { baseMs: number; maxMs: number };
   allowUnpriced: boolean;
+  /** The output tokens asked for a call with a budget whose caller set no cap (when the budget pays for more). */
+  defaultMaxTokens: number;
   /** Whether a channel has spent its budget (and was disabled for it). */
   spent(c: OpenChannel): Promise<boolean>;
 }
@@ -42,22 +45,41 @@ export class RelayEngine implements RelayPort {
 
   constructor(private readonly d: RelayDeps) {}
 
-  async relay(call: RelayCall): Promise<RelayAnswer> {
-    const startedAt = performance.now();
-    // The HTTP listeners refuse such bodies at parse time; a caller in this process is held to the same limit.
+  async quote(call: QuotedCall): Promise<RelayQuote> {
+    this.checkDepth(call.body);
+    const plan = new Plan({ ...call, requestId: '' });
+    return quoteOf(plan, await this.priceOf(plan));
+  }
+
+  /** The HTTP listeners refuse too deep bodies at parse time; a caller in this process is held to the same limit. */
+  private checkDepth(body: unknown) {
     const maxDepth = this.d.ctx.config.bodyMaxDepth;
     try {
-      checkJsonValueDepth(call.body, maxDepth);
+      checkJsonValueDepth(body, maxDepth);
     } catch {
       throw new AppError('relay_request_too_deep', { params: { max: maxDepth } });
     }
-    const plan = new Plan(call);
-    const price = await this.d.pricing.price(plan.model, call.caller.group);
+  }
+
+  /** The call's price; relay_model_unpriced when it has none and unpriced models are not served. */
+  private async priceOf(plan: Plan): Promise<Price | null> {
+    const group = plan.call.caller.group;
+    const price = await this.d.pricing.price(plan.model, group);
     if (!price && !this.d.allowUnpriced) {
-      this.onRefused?.('relay_model_unpriced', call.caller.group);
-      this.d.ctx.log.warn({ model: plan.model, group: call.caller.group }, 'relay: a call for a model without a price was refused (set its model_ratio or model_price, or GATEWAY_RELAY_ALLOW_UNPRICED)');
+      this.onRefused?.('relay_model_unpriced', group);
+      this.d.ctx.log.warn({ model: plan.model, group }, 'relay: a call for a model without a price was refused (set its model_ratio or model_price, or GATEWAY_RELAY_ALLOW_UNPRICED)');
       throw new AppError('relay_model_unpriced', { params: { model: plan.model } });
     }
+    return price;
+  }
+
+  async relay(asked: RelayCall): Promise<RelayAnswer> {
+    const startedAt = performance.now();
+    this.checkDepth(asked.body);
+    const planned = new Plan(asked);
+    const price = await this.priceOf(planned);
+    const call = withinBudget(planned, price, this.d.defaultMaxTokens);
+    const plan = call === asked ? planned : new Plan(call);
     const affinityRequest: RelayRequest = { model: plan.model, group: call.caller.group, path: plan.path, userAgent: call.headers?.['user-agent'], headers: call.headers, body: call.body, context: { caller: call.caller.subject } };
     const sticky = await this.d.affinity.lookup(affinityRequest);
     const attempts: RelayAttempt[] = [];

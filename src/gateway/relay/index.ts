@@ -70,6 +70,7 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
     limits: { firstByteMs: r.firstByteMs, idleMs: r.idleMs, totalMs: r.totalMs, maxResponseBytes: r.maxResponseBytes },
     backoff: { baseMs: r.backoffMs, maxMs: r.backoffMaxMs },
     allowUnpriced: r.allowUnpriced,
+    defaultMaxTokens: r.defaultMaxTokens,
     spent,
   });
   return {

@@ -32,6 +32,7 @@ export class Plan {
   readonly model: string;
   readonly stream: boolean;
   private chatBody: ChatBody | null = null;
+  private promptCount: number | undefined;
 
   constructor(readonly call: RelayCall) {
     const body = call.body;
@@ -117,7 +118,7 @@ export class Plan {
 
   /** Prompt tokens counted with the tokenizer (when the upstream reported none). */
   countPrompt(): number {
-    return this.call.format === 'embeddings' ? inputTokens(this.call.body.input) : promptTokens(this.chat());
+    return (this.promptCount ??= this.call.format === 'embeddings' ? inputTokens(this.call.body.input) : promptTokens(this.chat()));
   }
 
   /** How many tokens this call's usage can hold: an embedding has no completion, a chat what it asked for. */

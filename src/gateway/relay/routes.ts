@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayCall, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
+import { RELAY_BUDGET_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayCall, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -29,12 +29,19 @@ export function encodeSummary(s: RelaySummary): string {
  */
 async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
   const gone = clientGone(reply);
-  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req) });
+  const budget = budgetOf(req.headers[RELAY_BUDGET_HEADER]);
+  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), ...(budget !== undefined ? { budget } : {}) });
   if (answer.kind === 'json') {
     return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header(RELAY_SUMMARY_HEADER, encodeSummary(answer.summary)).send(answer.body);
   }
   const complete = await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone);
   if (complete) reply.raw.end(`${RELAY_SUMMARY_COMMENT}${JSON.stringify(await answer.summary)}\n\n`);
+}
+
+/** A call's budget header: a non-negative integer of quota units, else none. */
+function budgetOf(header: unknown): number | undefined {
+  const n = typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 const MS = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000 });
@@ -139,6 +146,19 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
       bodyLimit,
       schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: BODIES.gemini },
       handler: (req, reply) => serve(engine, 'gemini', req, reply, geminiTarget(req)),
+    }),
+    implement('GR07', {
+      answers: { 200: { description: 'The quote, in quota units', schema: Type.Object({ minimum: Type.Integer(), estimate: Type.Union([Type.Integer(), Type.Null()]) }) } },
+      errors: relayErrors,
+      bodyLimit,
+      schema: {
+        body: Type.Object({
+          format: Type.Union((['chat', 'responses', 'embeddings', 'anthropic', 'gemini'] as const).map((f) => Type.Literal(f))),
+          body: Type.Object({}, { additionalProperties: true }),
+          model_in_path: Type.Optional(Type.Object({ model: MODEL, stream: Type.Boolean() })),
+        }),
+      },
+      handler: async (req) => engine.quote({ format: req.body.format, body: req.body.body, modelInPath: req.body.model_in_path, caller: req.relayCaller! }),
     }),
     implement('GR04', {
       answers: { 200: { description: 'The call summary', schema: RelaySummarySchema } },
