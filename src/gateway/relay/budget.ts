@@ -1,4 +1,5 @@
 import type { RelayCall, RelayQuote } from '../../contract/relay.js';
+import { reasoning } from '../upstream/adapters/types.js';
 import type { Plan } from './plan.js';
 import { zeroUsage } from './answer.js';
 import { costOf, type Price } from './pricing.js';
@@ -6,8 +7,6 @@ import { costOf, type Price } from './pricing.js';
 type Body = Record<string, unknown>;
 
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null);
-/** o-series and gpt-5 models take max_completion_tokens instead of max_tokens. */
-const reasoning = (model: string) => /^(o\d|gpt-5)/i.test(model);
 
 /** The output cap the caller set in its format's field; null when it set none (or the format has no output). */
 export function callerMaxTokens(call: Pick<RelayCall, 'format' | 'body'>): number | null {

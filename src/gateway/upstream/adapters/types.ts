@@ -34,7 +34,7 @@ export interface TestRequest {
 }
 
 /** o-series and gpt-5 models take max_completion_tokens instead of max_tokens. */
-function reasoning(model: string) {
+export function reasoning(model: string) {
   return /^(o\d|gpt-5)/i.test(model);
 }
 
