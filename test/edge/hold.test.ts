@@ -146,21 +146,18 @@ eachDatabase('edge holds: a call never costs more than it holds, and is charged 
     assert.deepEqual(await walletOf(s, 'percall').then((w) => [w.balance, w.reserved]), [0, 0]);
   });
 
-  test('an upstream answering past the cap is charged its cost from the available balance, never below zero', async () => {
+  test('an upstream reporting usage past the cap it was sent is priced within it (the relay bounds usage) and charged exactly that', async () => {
     assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', 'ignored', '--amount', '20000')).error, null);
     const key = await s.issueKey('ignored');
     const r = await s.request('POST', '/v1/chat/completions', { token: key, body: { model: 'long', messages: [{ role: 'user', content: 'ignore the cap' }] } });
     assert.equal(r.status, 200, r.text);
     const row = await runOf(r.headers.get('x-request-id')!);
     await settled(row.run_id);
-    assert.equal(await loggedCost('ignored', row.run_id), costOf(HUGE));
-    assert.equal(Number((await runRow(s, row.run_id)).cost), 20_000, 'everything the wallet had');
-    assert.deepEqual(await walletOf(s, 'ignored').then((w) => [w.balance, w.reserved]), [0, 0]);
-    assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', 'ignored', '--amount', '10000000')).error, null);
-    const paid = await s.request('POST', '/v1/chat/completions', { token: key, body: { model: 'long', messages: [{ role: 'user', content: 'ignore the cap' }] } });
-    const run = await runOf(paid.headers.get('x-request-id')!);
-    await settled(run.run_id);
-    assert.equal(Number((await runRow(s, run.run_id)).cost), costOf(HUGE), 'a wallet that has the money pays the whole cost');
+    const logged = await loggedCost('ignored', row.run_id);
+    const done = await runRow(s, row.run_id);
+    assert.ok(logged < costOf(HUGE) && logged <= Number(done.reserved_amount), `logged ${logged}`);
+    assert.equal(Number(done.cost), logged);
+    assert.deepEqual(await walletOf(s, 'ignored').then((w) => [w.balance, w.reserved]), [20_000 - logged, 0]);
   });
 
   test('the relay over HTTP: quote, and a budget caps the output field of every caller format', async () => {
