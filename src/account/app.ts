@@ -7,11 +7,10 @@ import { warmUpPasswordHashing } from '../kit/crypto/password.js';
 import { errorCatalog } from '../contract/errors/index.js';
 import { registerOperations, operationsOf } from '../contract/registry.js';
 import { buildOpenApi } from '../contract/openapi.js';
-import { ipBucket } from '../contract/buckets.js';
+import { ipBucket, principalBucket } from '../contract/buckets.js';
 import type { Runtime } from '../runtime.js';
 import { authenticateAccount, originGuard } from './auth.js';
 import { accountRoutes } from './routes.js';
-import { securityBucket } from './verification/install.js';
 import { aliasRoutes } from '../contract/coverage.js';
 import { dashboardPlaceholderOperations } from '../contract/dashboard-routes.js';
 import type { AccountContext } from './context.js';
@@ -62,6 +61,14 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     await ctx.database.close();
   });
   return { app, ctx };
+}
+
+/** The per-user bucket of step-up and second-factor routes (one account, many IPs). */
+function securityBucket(ctx: AccountContext) {
+  const c = ctx.config;
+  return principalBucket(ctx.limiter, 'security', c.securityRateLimit, c.securityRateLimitDuration, (req) =>
+    req.accountIdentity ? String(req.accountIdentity.userId) : null,
+  );
 }
 
 /** What the web console needs before anyone logs in (no secrets): providers and feature switches. */

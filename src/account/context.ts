@@ -8,30 +8,22 @@ import type { AccountDB } from './db.js';
 import type { UsersService } from './users/service.js';
 import type { SessionsService } from './sessions/service.js';
 import type { LoginService } from './login/service.js';
-import type { UserRow } from './users/store.js';
 import type { FlowsService } from './flows/service.js';
-import type { EmailOAuthServices } from './oauth/wiring.js';
+import type { Mailer } from '../kit/mail/index.js';
+import type { EmailService } from './email/service.js';
+import type { EmailBindingService } from './email/binding.js';
+import type { ResetService } from './reset/service.js';
+import type { BindingsService } from './bindings/service.js';
+import type { OAuthService } from './oauth/service.js';
+import type { WeChatService } from './oauth/wechat.js';
+import type { TelegramService } from './oauth/telegram.js';
 import type { TwoFactorService } from './two-factor/service.js';
 import type { VerificationService } from './verification/service.js';
 import type { PasskeysService } from './passkeys/service.js';
 import type { SelfService } from './dashboard/self.js';
 
-/** What a login needs after the first factor passed: a session, or a second-step challenge. */
-export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
-
-/**
- * Seams later features fill in: email codes (registration) and the second-factor branch of every login.
- * Each is optional; without it the feature behaves as if switched off.
- */
+/** Seams the routes still reach through the context (until they are given their services). */
 export interface AccountHooks {
-  consumeEmailCode?: (purpose: string, email: string, code: string) => Promise<boolean>;
-  /**
-   * Tells the user by mail that how they sign in changed (password reset, second factor, passkey; ASVS
-   * 6.3.7), after the change is committed. Set by the email module; never throws (a failed send is logged).
-   */
-  securityChanged?: (userId: number, reason: string) => Promise<void>;
-  /** Returns a verification challenge when the user has a second factor, else null (log in directly). */
-  secondFactor?: (user: UserRow, loginMethod: string) => Promise<PrimaryLoginOutcome>;
   /**
    * Checks and consumes a step-up security proof (header X-Security-Proof) for one SPEC scope
    * (AccountBind, AccountUnbind, TwoFASetup, ...) and the action's context; throws the 403 SECURITY_PROOF_*
@@ -55,7 +47,16 @@ export interface AccountServices {
   verification: VerificationService;
   passkeys: PasskeysService;
   /** Mail, email codes, password reset, OAuth, WeChat, Telegram and bindings. */
-  emailOAuth: EmailOAuthServices;
+  emailOAuth: {
+    mailer: Mailer;
+    email: EmailService;
+    reset: ResetService;
+    emailBinding: EmailBindingService;
+    bindings: BindingsService;
+    oauth: OAuthService;
+    wechat: WeChatService;
+    telegram: TelegramService;
+  };
   /** The caller's own profile, display name and password (what new-api's dashboard edits). */
   self: SelfService;
 }
@@ -70,10 +71,6 @@ export interface AccountContext {
   secret: string;
   hooks: AccountHooks;
   services: AccountServices;
-  /** Drops cached state of a user on every instance (role, status or auth version changed). */
-  invalidateUser(userId: number): Promise<void>;
-  /** Drops cached state of one session on every instance. */
-  invalidateSession(sid: string): Promise<void>;
 }
 
 /** The authenticated caller of an account request. */

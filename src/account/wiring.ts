@@ -1,19 +1,29 @@
 // The account's context and services without HTTP (app.ts adds the routes): the CLI opens these alone.
+import path from 'node:path';
 import { persistentSecret, type Config } from '../config/index.js';
 import { migrate, openDatabase } from '../kit/db/index.js';
+import { createMailer } from '../kit/mail/index.js';
 import type { Runtime } from '../runtime.js';
 import type { AccountDB } from './db.js';
 import { accountMigrations } from './migrations/index.js';
 import type { AccountContext, AccountServices } from './context.js';
-import { createUsersService } from './users/service.js';
-import { createSessionsService } from './sessions/service.js';
-import { createLoginService } from './login/service.js';
 import { createFlowsService } from './flows/service.js';
-import { installSecondFactor } from './verification/install.js';
-import { createEmailOAuthServices } from './oauth/wiring.js';
+import { createSessionsService } from './sessions/service.js';
+import { createUsersService } from './users/service.js';
+import { createPasswordEncryption } from './login/password-encryption.js';
+import { createLoginService } from './login/service.js';
+import { createTwoFactorService } from './two-factor/service.js';
+import { createVerificationService } from './verification/service.js';
+import { createPasskeysService } from './passkeys/service.js';
+import { createEmailService } from './email/service.js';
+import { createEmailBindingService } from './email/binding.js';
+import { createResetService } from './reset/service.js';
+import { createBindingsService } from './bindings/service.js';
+import { createProviders } from './oauth/providers.js';
+import { createOAuthService } from './oauth/service.js';
+import { createWeChatService } from './oauth/wechat.js';
+import { createTelegramService } from './oauth/telegram.js';
 import { createSelfService } from './dashboard/self.js';
-
-const INVALIDATE = 'account:invalidate';
 
 /** Opens the account database, runs its migrations and wires its services (no HTTP). */
 export async function createAccountContext(config: Config, runtime: Runtime): Promise<AccountContext> {
@@ -29,26 +39,32 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
     secret,
     hooks: {},
     services: {} as AccountServices,
-    async invalidateUser(userId) {
-      ctx.services.sessions.forgetUser(userId);
-      await runtime.bus.publish(INVALIDATE, `u:${userId}`);
-    },
-    async invalidateSession(sid) {
-      ctx.services.sessions.forgetSession(sid);
-      await runtime.bus.publish(INVALIDATE, `s:${sid}`);
-    },
   };
-  ctx.services.users = createUsersService(ctx);
-  ctx.services.sessions = createSessionsService(ctx);
-  ctx.services.login = createLoginService(ctx);
-  ctx.services.flows = createFlowsService(ctx);
-  installSecondFactor(ctx);
-  ctx.services.emailOAuth = createEmailOAuthServices(ctx);
-  ctx.services.self = createSelfService(ctx);
-  await runtime.bus.subscribe(INVALIDATE, (m) => {
-    if (m.startsWith('u:')) ctx.services.sessions.forgetUser(Number(m.slice(2)));
-    else if (m.startsWith('s:')) ctx.services.sessions.forgetSession(m.slice(2));
-  });
+  const mail = config.mailOAuth.mail;
+  const mailer = createMailer({ smtpUrl: mail.smtpUrl, from: mail.from, outboxDir: path.join(config.dataDir, 'outbox'), log: ctx.log.child({ module: 'mail' }) });
+  const flows = createFlowsService(ctx);
+  const email = createEmailService(ctx, mailer);
+  const sessions = createSessionsService(ctx, email);
+  const users = createUsersService(ctx, sessions, email);
+  const encryption = createPasswordEncryption(ctx);
+  const twoFactor = createTwoFactorService(ctx, { flows, users, sessions });
+  const providers = createProviders(config.mailOAuth.oauth);
+  const bindings = createBindingsService(ctx, providers);
+  const verification = createVerificationService(ctx, { flows, sessions, twoFactor, encryption, bindings, providers });
+  const login = createLoginService(ctx, { sessions, encryption, verification });
+  const passkeys = createPasskeysService(ctx, { flows, users, sessions, verification });
+  const emailOAuth = {
+    mailer,
+    email,
+    reset: createResetService(ctx, { email, sessions }),
+    emailBinding: createEmailBindingService(ctx, { email, flows, sessions }),
+    bindings,
+    oauth: createOAuthService(ctx, { providers, bindings, email, flows, login, verification }),
+    wechat: createWeChatService(ctx, { bindings, email, login }),
+    telegram: createTelegramService(ctx, { bindings, flows, login, sessions }),
+  };
+  ctx.services = { users, sessions, login, flows, twoFactor, verification, passkeys, emailOAuth, self: createSelfService(ctx, sessions) };
+  ctx.hooks.verifySecurityProof = (identity, scope, context, token) => verification.verifyProof(identity, scope, context, token);
+  await sessions.listenForInvalidations();
   return ctx;
 }
-

@@ -25,7 +25,7 @@ async function accountPart(config: Config, runtime: Runtime, source: Source, o: 
   const ctx = await createAccountContext(config, runtime);
   const session = new ImportSession(ctx.database.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
-    return await importAccount(ctx, source, session);
+    return await importAccount(ctx, ctx.services, source, session);
   } finally {
     await session.finish();
     await ctx.database.close();

@@ -108,7 +108,7 @@ eachDatabase('ASVS V7 session management', (v) => {
     assert.ok(await refreshes(b));
     assert.equal(Number((await row()).expires_at), expires, 'refresh kept the end');
     await s.ctx.database.db.updateTable('user_sessions').set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where('sid', '=', sid).execute();
-    await s.ctx.invalidateSession(sid);
+    await s.ctx.services.sessions.invalidateSession(sid);
     assert.equal(await refreshes(b), false);
     assert.equal(await works(b), false);
   });

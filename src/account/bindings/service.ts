@@ -5,6 +5,7 @@ import { nowSeconds, ROLE, USER_STATUS } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import { USERNAME_MAX } from '../users/service.js';
 import { bindingDb, bindingsStore, type BindingColumn, type BindingUserRow } from './store.js';
+import { passkeyStore } from '../passkeys/store.js';
 
 /** A sign-in identity kind: a built-in users column, or an operator-defined provider slug. */
 export interface IdentityKind {
@@ -34,12 +35,12 @@ function affCode(): string {
 }
 
 /** Provider identities of users: lookup, bind, unbind, list, and sign-up through a provider. */
-export function createBindingsService(ctx: AccountContext, kinds: () => Map<string, IdentityKind>) {
+export function createBindingsService(ctx: AccountContext, kinds: ReadonlyMap<string, IdentityKind>) {
   const db = bindingDb(ctx);
 
   function kindOf(slug: string): IdentityKind | null {
     const known = builtIn(slug);
-    return kinds().get(slug) ?? (known ? { slug, ...known } : null);
+    return kinds.get(slug) ?? (known ? { slug, ...known } : null);
   }
 
   async function findUser(kind: IdentityKind, providerUserId: string): Promise<BindingUserRow | undefined> {
@@ -58,7 +59,7 @@ export function createBindingsService(ctx: AccountContext, kinds: () => Map<stri
     if (user.password_hash) methods.push('password');
     for (const [slug, b] of Object.entries(BUILT_IN)) if (user[b.column]) methods.push(slug);
     for (const r of await bindingsStore.customOf(db, Number(user.id))) methods.push(r.provider_slug);
-    if (await ctx.services.passkeys?.registered(Number(user.id))) methods.push('passkey');
+    if (await passkeyStore.registered(ctx.database.db, Number(user.id))) methods.push('passkey');
     return methods;
   }
 

@@ -21,7 +21,10 @@ const selfUpdateBody = Type.Object(
 export const dashboardRoutes = [
   implement('AS01', {
     data: SystemStatus,
-    handler: async (req) => ok(await systemStatus(accountOf(req), baseUrlOf(req))),
+    handler: async (req) => {
+      const { config, services } = accountOf(req);
+      return ok(await systemStatus(config, services.emailOAuth.oauth.providers, baseUrlOf(req)));
+    },
   }),
 
   implement('AS02', {

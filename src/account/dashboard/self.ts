@@ -5,6 +5,7 @@ import { selfView } from '../users/service.js';
 import { passwordProblem } from '../users/password-policy.js';
 import { usersStore } from '../users/store.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
+import type { SessionsService } from '../sessions/service.js';
 
 /** The reference's limit on display names (its User.DisplayName `max=20`). */
 export const DISPLAY_NAME_MAX = 20;
@@ -40,7 +41,7 @@ export interface SelfUpdate {
 const invalid = (detail: string) => new AppError('SELF_UPDATE_INVALID', { params: { detail } });
 
 /** AS03 and AS04: the caller's own profile, display name and password. */
-export function createSelfService(ctx: AccountContext) {
+export function createSelfService(ctx: AccountContext, sessions: SessionsService) {
   const db = bindingDb(ctx);
   const { db: accountDb } = ctx.database;
 
@@ -83,7 +84,7 @@ export function createSelfService(ctx: AccountContext) {
       const hash = changesPassword ? await newPasswordHash(identity, input) : null;
       if (displayName !== undefined) await usersStore.setDisplayName(accountDb, identity.userId, displayName);
       if (hash === null) return undefined;
-      return ctx.services.sessions.rotateAuthority(identity, 'password_changed', (trx) => usersStore.setPasswordHash(trx, identity.userId, hash));
+      return sessions.rotateAuthority(identity, 'password_changed', (trx) => usersStore.setPasswordHash(trx, identity.userId, hash));
     },
   };
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { AccountContext } from '../context.js';
+import type { Config } from '../../config/index.js';
 import type { Provider } from '../oauth/providers.js';
 
 const VERSION: string = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
@@ -30,10 +30,8 @@ async function authorizationEndpoint(p: Provider | undefined): Promise<string> {
  * configuration only. Never a secret: client ids, the bot's public name and switches; no client secret, bot
  * token or server token. Features of the reference this product does not have are reported off.
  */
-export async function systemStatus(ctx: AccountContext, serverAddress: string) {
-  const cfg = ctx.config;
+export async function systemStatus(cfg: Config, providers: ReadonlyMap<string, Provider>, serverAddress: string) {
   const { wechat, telegram } = cfg.mailOAuth;
-  const providers = ctx.services.emailOAuth.oauth.providers;
   const github = providers.get('github');
   const discord = providers.get('discord');
   const linuxdo = providers.get('linuxdo');

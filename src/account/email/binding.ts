@@ -6,6 +6,8 @@ import { nowSeconds } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import { bindingDb, bindingsStore } from '../bindings/store.js';
 import { CODE_MAX_ATTEMPTS, normalizeEmail, sixDigitCode, type EmailService } from './service.js';
+import type { FlowsService } from '../flows/service.js';
+import type { SessionsService } from '../sessions/service.js';
 
 export const EMAIL_BINDING_RESEND_SECONDS = 60;
 
@@ -18,7 +20,7 @@ interface BindingPayload {
 }
 
 /** A04 → A03 → A02: binding (or changing) the account email with codes sent to the new and, when required, the old address. */
-export function createEmailBindingService(ctx: AccountContext, email: EmailService) {
+export function createEmailBindingService(ctx: AccountContext, { email, flows, sessions }: { email: EmailService; flows: FlowsService; sessions: SessionsService }) {
   const db = bindingDb(ctx);
   const key = deriveKey(ctx.secret, 'email-binding');
   const hashOf = (address: string, code: string) => hmac(key, `${address}\n${code}`);
@@ -31,7 +33,7 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
   }
 
   async function liveFlow(identity: AccountIdentity, token: string | undefined) {
-    const flow = await ctx.services.flows.peek<BindingPayload>(token, 'email_binding');
+    const flow = await flows.peek<BindingPayload>(token, 'email_binding');
     if (!flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid) throw new AppError('EMAIL_BINDING_FLOW_INVALID');
     return flow;
   }
@@ -72,7 +74,7 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
       const user = await bindingsStore.userById(db, identity.userId);
       if (!user) throw new AppError('AUTH_UNAUTHORIZED');
       const oldRequired = Boolean(user.email) && user.email !== address && !['2fa', 'passkey'].includes(proofMethod);
-      const flow = await ctx.services.flows.create({
+      const flow = await flows.create({
         purpose: 'email_binding',
         ttlSeconds,
         userId: identity.userId,
@@ -82,10 +84,10 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
       });
       const { payload, delivered } = await sendCodes({ email: address, old_email: oldRequired ? user.email : null }, flow.token, lang);
       if (!delivered) {
-        await ctx.services.flows.consume(flow.token, 'email_binding');
+        await flows.consume(flow.token, 'email_binding');
         throw new AppError('EMAIL_BINDING_DELIVERY_FAILED');
       }
-      await ctx.services.flows.updatePayload(flow.token, payload);
+      await flows.updatePayload(flow.token, payload);
       return view(flow.token, payload, flow.expiresAt, user.email);
     },
 
@@ -97,10 +99,10 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
       if (wait > 0) throw new AppError('EMAIL_BINDING_RESEND_WAIT', { params: { seconds: wait }, headers: { 'Retry-After': String(wait) } });
       const { payload, delivered } = await sendCodes({ email: flow.payload.email, old_email: flow.payload.old_email }, token!, lang);
       if (!delivered) {
-        await ctx.services.flows.consume(token, 'email_binding');
+        await flows.consume(token, 'email_binding');
         throw new AppError('EMAIL_BINDING_DELIVERY_FAILED');
       }
-      await ctx.services.flows.updatePayload(token!, payload);
+      await flows.updatePayload(token!, payload);
       const user = await bindingsStore.userById(db, identity.userId);
       return view(token!, payload, flow.expiresAt, user?.email ?? null);
     },
@@ -116,13 +118,13 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
       const okNew = safeEqual(hashOf(p.email, newCode), p.new_hash);
       const okOld = !p.old_hash || (p.old_email !== null && safeEqual(hashOf(p.old_email, input.old_code ?? ''), p.old_hash));
       if (!okNew || !okOld) {
-        if ((await ctx.services.flows.addAttempt(token!)) >= CODE_MAX_ATTEMPTS) {
-          await ctx.services.flows.consume(token, 'email_binding');
+        if ((await flows.addAttempt(token!)) >= CODE_MAX_ATTEMPTS) {
+          await flows.consume(token, 'email_binding');
           throw new AppError('EMAIL_BINDING_LOCKED');
         }
         throw new AppError('EMAIL_BINDING_CODE_INVALID');
       }
-      if (!(await ctx.services.flows.consume(token, 'email_binding'))) throw new AppError('EMAIL_BINDING_FLOW_INVALID');
+      if (!(await flows.consume(token, 'email_binding'))) throw new AppError('EMAIL_BINDING_FLOW_INVALID');
       const holder = await db.selectFrom('users').select('id').where('email', '=', p.email).executeTakeFirst();
       if (holder && Number(holder.id) !== identity.userId) throw new AppError('EMAIL_ALREADY_TAKEN');
       const before = await bindingsStore.userById(db, identity.userId);
@@ -133,7 +135,7 @@ export function createEmailBindingService(ctx: AccountContext, email: EmailServi
         throw e;
       }
       // A new recovery address is a security change: other sessions end, this one continues with fresh tokens.
-      const rotation = await ctx.services.sessions.rotateAuthority(identity, 'email_changed');
+      const rotation = await sessions.rotateAuthority(identity, 'email_changed');
       let warning = await email.notify(p.email, 'email address bound', lang);
       if (before?.email && before.email !== p.email) warning = (await email.notify(before.email, 'email address changed', lang)) || warning;
       return { ...rotation, email: p.email, notification_warning: warning };

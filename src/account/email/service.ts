@@ -6,6 +6,7 @@ import { nowSeconds } from '../db.js';
 import type { AccountContext } from '../context.js';
 import { EMAIL_MAX } from '../users/service.js';
 import { bindingDb } from '../bindings/store.js';
+import { usersStore } from '../users/store.js';
 import { emailCodesStore } from './store.js';
 import { renderMail } from './templates.js';
 
@@ -128,7 +129,7 @@ export function createEmailService(ctx: AccountContext, mailer: Mailer) {
       const action = SECURITY_CHANGES[reason];
       if (!action) return;
       try {
-        const user = await ctx.services.users.byId(userId);
+        const user = await usersStore.byId(ctx.database.db, userId);
         // The user's language is not known outside a request; the notice is short and in English.
         await notify(user?.email, action, 'en');
       } catch (e) {

@@ -2,6 +2,8 @@ import type { ImportSession, Notice, TableReport } from '../../kit/db/batch-impo
 import { importMap } from '../../kit/db/import-map.js';
 import type { Source } from '../../kit/db/source.js';
 import type { AccountContext } from '../context.js';
+import type { TwoFactorService } from '../two-factor/service.js';
+import type { SessionsService } from '../sessions/service.js';
 import { bindingRows, bindingsStep } from './bindings.js';
 import { backupCodesStep, passkeysStep, twoFactorStep } from './factors.js';
 import { heldUserIds, holdUsers, noticesOf } from './holds.js';
@@ -13,7 +15,12 @@ import { linkInviters, usersStep } from './users.js';
  * A user whose enabled 2FA cannot come along is held (holds.ts); the notices name the users an admin must
  * act on.
  */
-export async function importAccount(ctx: AccountContext, source: Source, session: ImportSession): Promise<{ reports: TableReport[]; notices: Notice[] }> {
+export async function importAccount(
+  ctx: AccountContext,
+  { twoFactor, sessions }: { twoFactor: TwoFactorService; sessions: SessionsService },
+  source: Source,
+  session: ImportSession,
+): Promise<{ reports: TableReport[]; notices: Notice[] }> {
   const name = session.opts.source;
   const users = await source.rows('users');
   const twoFas = await source.rows('two_fas');
@@ -24,10 +31,10 @@ export async function importAccount(ctx: AccountContext, source: Source, session
   await session.batch((trx) => holdUsers(trx, name, held, changedUsers));
   const bindings = bindingRows(users, await source.rows('user_oauth_bindings'), await source.rows('custom_oauth_providers'));
   reports.push(await session.run(bindingsStep(bindings, name)));
-  reports.push(await session.run(twoFactorStep(twoFas, name, ctx.services.twoFactor.sealSecret)));
+  reports.push(await session.run(twoFactorStep(twoFas, name, twoFactor.sealSecret)));
   reports.push(await session.run(backupCodesStep(await source.rows('two_fa_backup_codes'), name)));
   reports.push(await session.run(passkeysStep(await source.rows('passkey_credentials'), name, ctx.config.passkey.rpId)));
   const notices = await session.batch((trx) => noticesOf(trx, name, users));
-  if (!session.opts.dryRun) for (const id of changedUsers) await ctx.invalidateUser(id);
+  if (!session.opts.dryRun) for (const id of changedUsers) await sessions.invalidateUser(id);
   return { reports, notices };
 }

@@ -1,11 +1,19 @@
 import crypto from 'node:crypto';
 import { open, seal } from '../../kit/crypto/aead.js';
 import { deriveKey } from '../../kit/crypto/tokens.js';
+import { AppError } from '../../kit/http/errors.js';
 import type { AccountContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 
 const OPTION_KEY = 'password_encryption_key';
 const MAX_CIPHERTEXT = 4096;
+
+/** A password as a client sends it: plain, or encrypted with the key of A27. */
+export interface PasswordInput {
+  password?: string;
+  password_encrypted?: string;
+  encryption_key_id?: string;
+}
 
 export interface EncryptionKey {
   kid: string;
@@ -91,7 +99,16 @@ export function createPasswordEncryption(ctx: AccountContext) {
     }
   }
 
-  return { key, decrypt };
+  /** Returns the plain password from the request, decrypting it when encryption is on; null if unusable. */
+  async function passwordFrom(input: PasswordInput): Promise<string | null> {
+    if (!ctx.config.passwordLoginEncryptionEnabled) return input.password || null;
+    if (!input.password_encrypted || !input.encryption_key_id) {
+      throw new AppError('LOGIN_INVALID_PARAMETERS');
+    }
+    return decrypt(input.password_encrypted, input.encryption_key_id);
+  }
+
+  return { key, decrypt, passwordFrom };
 }
 
 export type PasswordEncryption = ReturnType<typeof createPasswordEncryption>;

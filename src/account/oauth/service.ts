@@ -3,11 +3,13 @@ import { AppError, type Lang } from '../../kit/http/errors.js';
 import { USER_STATUS } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import type { ClientInfo } from '../sessions/service.js';
-import type { LoginOutcome } from '../login/service.js';
+import type { LoginOutcome, LoginService } from '../login/service.js';
+import type { FlowsService } from '../flows/service.js';
+import type { VerificationService } from '../verification/service.js';
 import type { UserRow } from '../users/store.js';
 import type { BindingsService } from '../bindings/service.js';
 import type { EmailService } from '../email/service.js';
-import { authorizationUrl, createProviders, exchangeCode, type Provider } from './providers.js';
+import { authorizationUrl, exchangeCode, type Provider } from './providers.js';
 
 export const OAUTH_FLOW_TTL_SECONDS = 600;
 
@@ -28,7 +30,7 @@ export interface CallbackQuery {
   iss?: string;
 }
 
-type Proof = Awaited<ReturnType<AccountContext['services']['verification']['issueOAuthProof']>>;
+type Proof = Awaited<ReturnType<VerificationService['issueOAuthProof']>>;
 
 export type CallbackOutcome =
   | LoginOutcome
@@ -38,9 +40,19 @@ export type CallbackOutcome =
 const INTENTS = new Set(['login', 'bind', 'verify']);
 
 /** A05 and A01: OAuth flows whose token is the OAuth state, login or registration, and binding. */
-export function createOAuthService(ctx: AccountContext, bindings: BindingsService, email: EmailService) {
+export function createOAuthService(
+  ctx: AccountContext,
+  peers: {
+    providers: ReadonlyMap<string, Provider>;
+    bindings: BindingsService;
+    email: EmailService;
+    flows: FlowsService;
+    login: LoginService;
+    verification: VerificationService;
+  },
+) {
+  const { providers, bindings, email, flows, login, verification } = peers;
   const cfg = ctx.config.mailOAuth.oauth;
-  const providers = createProviders(cfg);
 
   function provider(slug: string): Provider {
     const p = providers.get(slug);
@@ -49,7 +61,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
     return p;
   }
 
-  async function login(p: Provider, id: string, username: string, aff: string | undefined, client: ClientInfo): Promise<LoginOutcome> {
+  async function loginOrRegister(p: Provider, id: string, username: string, aff: string | undefined, client: ClientInfo): Promise<LoginOutcome> {
     let user = await bindings.findUser(p, id);
     if (user?.deleted_at) throw new AppError('OAUTH_USER_DELETED');
     if (!user) {
@@ -57,7 +69,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
       user = await bindings.createUser(p, id, username, await bindings.inviterByAff(aff));
     }
     if (user.status !== USER_STATUS.enabled) throw new AppError('OAUTH_USER_BANNED');
-    return ctx.services.login.completeLogin(user as UserRow, `oauth:${p.slug}`, client);
+    return login.completeLogin(user as UserRow, `oauth:${p.slug}`, client);
   }
 
   /** A verify flow: the provider must vouch for the identity bound to this very user; then the `oauth` proof. */
@@ -65,7 +77,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
     if (!v || v.uv !== identity.authVersion) throw new AppError('OAUTH_FLOW_SESSION_MISMATCH');
     const owner = await bindings.findUser(p, providerUserId);
     if (!owner || Number(owner.id) !== identity.userId) throw new AppError('OAUTH_VERIFY_IDENTITY_MISMATCH', { params: { provider: p.name } });
-    return ctx.services.verification.issueOAuthProof(identity, p.slug, v.scope, v.context);
+    return verification.issueOAuthProof(identity, p.slug, v.scope, v.context);
   }
 
   return {
@@ -88,7 +100,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
       if (bound && !identity?.sid) throw new AppError('OAUTH_BIND_LOGIN_REQUIRED');
       const verify =
         input.intent === 'verify'
-          ? { ...(await ctx.services.verification.startOAuthVerify(identity!, p.slug, input.scope, input.context)), uv: identity!.authVersion }
+          ? { ...(await verification.startOAuthVerify(identity!, p.slug, input.scope, input.context)), uv: identity!.authVersion }
           : undefined;
       const payload: OAuthFlowPayload = {
         verifier: oauth.generateRandomCodeVerifier(),
@@ -97,7 +109,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
         ...(input.aff ? { aff: input.aff } : {}),
         ...(verify ? { verify } : {}),
       };
-      const flow = await ctx.services.flows.create({
+      const flow = await flows.create({
         purpose: 'oauth',
         ttlSeconds: OAUTH_FLOW_TTL_SECONDS,
         userId: bound ? identity!.userId : null,
@@ -120,12 +132,12 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
     async callback(slug: string, q: CallbackQuery, identity: AccountIdentity | undefined, client: ClientInfo, lang: Lang): Promise<CallbackOutcome> {
       const p = provider(slug);
       const state = q.state ?? '';
-      const peeked = await ctx.services.flows.peek<OAuthFlowPayload>(state, 'oauth');
+      const peeked = await flows.peek<OAuthFlowPayload>(state, 'oauth');
       if (!peeked || peeked.provider !== p.slug) throw new AppError('OAUTH_STATE_INVALID');
       if (peeked.intent !== 'login' && (identity?.userId !== peeked.userId || identity?.sid !== peeked.sessionId)) {
         throw new AppError('OAUTH_FLOW_SESSION_MISMATCH');
       }
-      const flow = await ctx.services.flows.consume<OAuthFlowPayload>(state, 'oauth');
+      const flow = await flows.consume<OAuthFlowPayload>(state, 'oauth');
       if (!flow) throw new AppError('OAUTH_STATE_INVALID');
       if (q.error) throw new AppError('OAUTH_PROVIDER_ERROR', { params: { detail: (q.error_description || q.error).slice(0, 200) } });
       if (!q.code) throw new AppError('OAUTH_INVALID_REQUEST', { params: { detail: 'code is required' } });
@@ -148,7 +160,7 @@ export function createOAuthService(ctx: AccountContext, bindings: BindingsServic
       }
 
       if (flow.intent === 'verify') return { kind: 'verify', data: await verified(p, user.id, flow.payload.verify, identity!) };
-      if (flow.intent !== 'bind') return login(p, user.id, user.username, flow.payload.aff, client);
+      if (flow.intent !== 'bind') return loginOrRegister(p, user.id, user.username, flow.payload.aff, client);
 
       const owner = await bindings.userById(flow.userId!);
       if (!owner) throw new AppError('OAUTH_USER_DELETED');

@@ -4,8 +4,9 @@ import { isUniqueViolation } from '../../kit/db/index.js';
 import { sha256 } from '../../kit/crypto/tokens.js';
 import { nowSeconds, USER_STATUS } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
-import type { ClientInfo } from '../sessions/service.js';
-import type { LoginOutcome } from '../login/service.js';
+import type { ClientInfo, SessionsService } from '../sessions/service.js';
+import type { LoginOutcome, LoginService } from '../login/service.js';
+import type { FlowsService } from '../flows/service.js';
 import type { UserRow } from '../users/store.js';
 import type { BindingsService } from '../bindings/service.js';
 import { bindingDb } from '../bindings/store.js';
@@ -26,7 +27,10 @@ export class TelegramBindError extends Error {
  * Telegram Login Widget: HMAC-SHA256 over the sorted "key=value" lines keyed by SHA-256(bot token),
  * auth_date freshness, and each signed assertion accepted once.
  */
-export function createTelegramService(ctx: AccountContext, bindings: BindingsService) {
+export function createTelegramService(
+  ctx: AccountContext,
+  { bindings, flows, login, sessions }: { bindings: BindingsService; flows: FlowsService; login: LoginService; sessions: SessionsService },
+) {
   const cfg = ctx.config.mailOAuth.telegram;
   const db = bindingDb(ctx);
 
@@ -69,14 +73,14 @@ export function createTelegramService(ctx: AccountContext, bindings: BindingsSer
       if (!user) throw new AppError('TELEGRAM_NOT_BOUND');
       if (user.deleted_at) throw new AppError('OAUTH_USER_DELETED');
       if (user.status !== USER_STATUS.enabled) throw new AppError('OAUTH_USER_BANNED');
-      return ctx.services.login.completeLogin(user as UserRow, 'telegram', client);
+      return login.completeLogin(user as UserRow, 'telegram', client);
     },
 
     /** A07: a 5-minute binding flow tied to the caller's browser session. */
     async startBind(identity: AccountIdentity) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       if (!cfg.botToken) throw new AppError('TELEGRAM_DISABLED');
-      const flow = await ctx.services.flows.create({
+      const flow = await flows.create({
         purpose: 'telegram_bind',
         ttlSeconds: TELEGRAM_BIND_TTL_SECONDS,
         userId: identity.userId,
@@ -90,7 +94,7 @@ export function createTelegramService(ctx: AccountContext, bindings: BindingsSer
     /** A06: the widget's redirect; throws TelegramBindError with the reference's reason. */
     async finishBind(token: string, rawQuery: string) {
       if (!cfg.botToken) throw new TelegramBindError('DISABLED');
-      const flow = await ctx.services.flows.peek(token, 'telegram_bind');
+      const flow = await flows.peek(token, 'telegram_bind');
       if (!flow || flow.userId === null || !flow.sessionId) throw new TelegramBindError('FLOW_INVALID');
       let id: string;
       try {
@@ -98,12 +102,12 @@ export function createTelegramService(ctx: AccountContext, bindings: BindingsSer
       } catch {
         throw new TelegramBindError('INVALID_REQUEST');
       }
-      if (!(await ctx.services.flows.consume(token, 'telegram_bind'))) throw new TelegramBindError('FLOW_INVALID');
+      if (!(await flows.consume(token, 'telegram_bind'))) throw new TelegramBindError('FLOW_INVALID');
       const user = await bindings.userById(flow.userId);
       if (!user) throw new TelegramBindError('USER_DELETED');
       if (user.status !== USER_STATUS.enabled) throw new TelegramBindError('USER_DISABLED');
       const identity: AccountIdentity = { userId: flow.userId, role: user.role, sid: flow.sessionId, authVersion: user.auth_version, via: 'access_token' };
-      const live = await ctx.services.sessions.list(identity);
+      const live = await sessions.list(identity);
       if (!live.some((s) => s.current)) throw new TelegramBindError('SESSION_INVALID');
       try {
         await bindings.bind(flow.userId, KIND, id);

@@ -2,7 +2,7 @@ import { AppError, type Lang } from '../../kit/http/errors.js';
 import { USER_STATUS } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import type { ClientInfo } from '../sessions/service.js';
-import type { LoginOutcome } from '../login/service.js';
+import type { LoginOutcome, LoginService } from '../login/service.js';
 import type { UserRow } from '../users/store.js';
 import type { BindingsService } from '../bindings/service.js';
 import type { EmailService } from '../email/service.js';
@@ -10,7 +10,7 @@ import type { EmailService } from '../email/service.js';
 const KIND = { slug: 'wechat', name: 'WeChat', column: 'wechat_id' as const };
 
 /** A09 / A10: WeChat through the WeChat server's code exchange (code → openid). */
-export function createWeChatService(ctx: AccountContext, bindings: BindingsService, email: EmailService) {
+export function createWeChatService(ctx: AccountContext, { bindings, email, login }: { bindings: BindingsService; email: EmailService; login: LoginService }) {
   const cfg = ctx.config.mailOAuth.wechat;
 
   async function openIdOf(code: string | undefined): Promise<string> {
@@ -44,7 +44,7 @@ export function createWeChatService(ctx: AccountContext, bindings: BindingsServi
         user = await bindings.createUser(KIND, openId, '', null, 'WeChat User');
       }
       if (user.status !== USER_STATUS.enabled) throw new AppError('OAUTH_USER_BANNED');
-      return ctx.services.login.completeLogin(user as UserRow, 'wechat', client);
+      return login.completeLogin(user as UserRow, 'wechat', client);
     },
 
     async bind(identity: AccountIdentity, code: string | undefined, lang: Lang) {

@@ -4,8 +4,11 @@ import { isUniqueViolation } from '../../kit/db/index.js';
 import { sha256 } from '../../kit/crypto/tokens.js';
 import { nowSeconds, USER_STATUS, type AccountDB } from '../db.js';
 import type { UserRow } from '../users/store.js';
-import type { ClientInfo } from '../sessions/service.js';
+import type { ClientInfo, SessionsService } from '../sessions/service.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
+import type { FlowsService } from '../flows/service.js';
+import type { UsersService } from '../users/service.js';
+import type { VerificationService } from '../verification/service.js';
 import { normaliseContext, wireScope, type WireScope } from '../verification/scopes.js';
 import { passkeyStore, type PasskeyRow } from './store.js';
 import * as webauthn from './webauthn.js';
@@ -22,12 +25,15 @@ interface Ceremony {
 }
 
 /** Passkeys (WebAuthn): registration, passwordless login, second login step and step-up. */
-export function createPasskeysService(ctx: AccountContext) {
+export function createPasskeysService(
+  ctx: AccountContext,
+  { flows, users, sessions, verification }: { flows: FlowsService; users: UsersService; sessions: SessionsService; verification: VerificationService },
+) {
   const { db } = ctx.database;
   const cfg = ctx.config.passkey;
 
   async function ceremony(purpose: 'passkey_register' | 'passkey_login' | 'login_passkey' | 'passkey_step_up', payload: Ceremony, identity?: AccountIdentity) {
-    return ctx.services.flows.create<Ceremony>({
+    return flows.create<Ceremony>({
       purpose,
       ttlSeconds: FLOW_TTL_SECONDS,
       userId: identity?.userId ?? null,
@@ -62,7 +68,7 @@ export function createPasskeysService(ctx: AccountContext) {
     async beginRegister(identity: AccountIdentity, rpHint?: string) {
       webauthn.rpIdFor(cfg, rpHint);
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
-      const user = await ctx.services.users.byId(identity.userId);
+      const user = await users.byId(identity.userId);
       if (!user) throw new AppError('AUTH_SESSION_REVOKED');
       const existing = await passkeyStore.byUser(db, identity.userId);
       const options = await webauthn.registrationOptions(cfg, { id: Number(user.id), username: user.username, display_name: user.display_name }, existing);
@@ -73,7 +79,7 @@ export function createPasskeysService(ctx: AccountContext) {
     /** A38: stores the credential (replacing an earlier one: one passkey per user) and rotates authority. */
     async finishRegister(identity: AccountIdentity, flowToken: string | undefined, response: unknown) {
       webauthn.rpIdFor(cfg, undefined);
-      const flow = await ctx.services.flows.consume<Ceremony>(flowToken, 'passkey_register');
+      const flow = await flows.consume<Ceremony>(flowToken, 'passkey_register');
       // The proof passed at A37 is still valid only for the same session at the same auth version.
       if (!flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid || flow.payload.uv !== identity.authVersion) {
         throw new AppError('AUTH_FLOW_INVALID');
@@ -98,13 +104,13 @@ export function createPasskeysService(ctx: AccountContext) {
         if (isUniqueViolation(e)) throw new AppError('PASSKEY_VERIFICATION_FAILED');
         throw e;
       }
-      return ctx.services.sessions.rotateAuthority(identity, 'passkey_registered');
+      return sessions.rotateAuthority(identity, 'passkey_registered');
     },
 
     /** A33 (after the PasskeyDelete proof). */
     async remove(identity: AccountIdentity) {
       if (!(await passkeyStore.remove(db, identity.userId))) throw new AppError('PASSKEY_NOT_REGISTERED');
-      return ctx.services.sessions.rotateAuthority(identity, 'passkey_deleted');
+      return sessions.rotateAuthority(identity, 'passkey_deleted');
     },
 
     /** Passkeys per user among these (the admin user list). */
@@ -112,14 +118,14 @@ export function createPasskeysService(ctx: AccountContext) {
       return passkeyStore.countsOf(db, userIds);
     },
 
-    async registered(userId: number) {
-      return (await passkeyStore.byUser(db, userId)) !== undefined;
+    registered(userId: number) {
+      return passkeyStore.registered(db, userId);
     },
 
     /** A22: an outranking admin removes the user's passkey; every session of the user ends. */
     async adminReset(admin: AccountIdentity, targetId: number) {
       const remove = (trx: Transaction<AccountDB>) => passkeyStore.remove(trx, targetId);
-      const target = await ctx.services.users.removeFactorAsAdmin(admin, targetId, remove, 'PASSKEY_NOT_REGISTERED', 'admin_passkey_reset');
+      const target = await users.removeFactorAsAdmin(admin, targetId, remove, 'PASSKEY_NOT_REGISTERED', 'admin_passkey_reset');
       return { id: Number(target.id), username: target.username };
     },
 
@@ -134,24 +140,24 @@ export function createPasskeysService(ctx: AccountContext) {
     /** A36: the passkey counts as both factors; the session is created directly. */
     async finishLogin(flowToken: string | undefined, response: unknown, client: ClientInfo) {
       webauthn.rpIdFor(cfg, undefined);
-      const flow = await ctx.services.flows.consume<Ceremony>(flowToken, 'passkey_login');
+      const flow = await flows.consume<Ceremony>(flowToken, 'passkey_login');
       if (!flow) throw new AppError('AUTH_FLOW_INVALID');
       const id = webauthn.credentialIdOf(response);
       const credential = id ? await passkeyStore.byCredentialId(db, id) : undefined;
       if (!credential || webauthn.userHandleIn(response) !== (credential.user_handle ?? webauthn.userHandleOf(Number(credential.user_id)))) {
         throw new AppError('PASSKEY_VERIFICATION_FAILED');
       }
-      const user = await ctx.services.users.byId(Number(credential.user_id));
+      const user = await users.byId(Number(credential.user_id));
       if (!user || user.status !== USER_STATUS.enabled) throw new AppError('PASSKEY_VERIFICATION_FAILED');
       await assert(user, credential, response, flow.payload.challenge);
-      return ctx.services.sessions.issue(user, 'passkey', client);
+      return sessions.issue(user, 'passkey', client);
     },
 
     /** A28: a passkey ceremony linked to a login verification flow. */
     async beginSecondStep(loginFlowToken: string | undefined, rpHint?: string) {
       const rpId = webauthn.rpIdFor(cfg, rpHint);
       if (!loginFlowToken) throw new AppError('LOGIN_INVALID_PARAMETERS');
-      const { user } = await ctx.services.verification.loginFlow(loginFlowToken);
+      const { user } = await verification.loginFlow(loginFlowToken);
       const credential = await passkeyStore.byUser(db, Number(user.id));
       if (!credential) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
       const options = await webauthn.assertionOptions(cfg, credential);
@@ -163,11 +169,11 @@ export function createPasskeysService(ctx: AccountContext) {
     async finishSecondStep(loginFlowToken: string | undefined, passkeyFlowToken: string | undefined, response: unknown, client: ClientInfo) {
       webauthn.rpIdFor(cfg, undefined);
       if (!loginFlowToken || !passkeyFlowToken) throw new AppError('LOGIN_INVALID_PARAMETERS');
-      const flow = await ctx.services.flows.consume<Ceremony>(passkeyFlowToken, 'login_passkey');
+      const flow = await flows.consume<Ceremony>(passkeyFlowToken, 'login_passkey');
       if (!flow || flow.payload.link !== sha256(loginFlowToken)) throw new AppError('AUTH_FLOW_INVALID');
-      const { user } = await ctx.services.verification.loginFlow(loginFlowToken);
+      const { user } = await verification.loginFlow(loginFlowToken);
       await assert(user, await credentialOf(Number(user.id)), response, flow.payload.challenge);
-      return ctx.services.verification.finishLogin(loginFlowToken, user, client);
+      return verification.finishLogin(loginFlowToken, user, client);
     },
 
     /** A39: a step-up ceremony for one verification scope. */
@@ -176,8 +182,8 @@ export function createPasskeysService(ctx: AccountContext) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       const scope = wireScope(input.scope);
       const context = normaliseContext(scope, input.context);
-      const user = (await ctx.services.users.byId(identity.userId)) as UserRow;
-      const option = (await ctx.services.verification.methodsFor(user, scope)).find((m) => m.method === 'passkey');
+      const user = (await users.byId(identity.userId)) as UserRow;
+      const option = (await verification.methodsFor(user, scope)).find((m) => m.method === 'passkey');
       if (!option?.available) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
       const options = await webauthn.assertionOptions(cfg, await credentialOf(identity.userId));
       const flow = await ceremony('passkey_step_up', { challenge: options.challenge, uv: identity.authVersion, scope, context }, identity);
@@ -187,12 +193,12 @@ export function createPasskeysService(ctx: AccountContext) {
     /** A40: the assertion passed, a security proof for the scope of A39. */
     async finishStepUp(identity: AccountIdentity, flowToken: string | undefined, response: unknown) {
       webauthn.rpIdFor(cfg, undefined);
-      const flow = await ctx.services.flows.consume<Ceremony>(flowToken, 'passkey_step_up');
+      const flow = await flows.consume<Ceremony>(flowToken, 'passkey_step_up');
       if (!flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid || flow.payload.uv !== identity.authVersion) {
         throw new AppError('AUTH_FLOW_INVALID');
       }
       await assert({ id: identity.userId }, await credentialOf(identity.userId), response, flow.payload.challenge);
-      return ctx.services.verification.proofs.issue(identity, flow.payload.scope!, flow.payload.context ?? {}, 'passkey');
+      return verification.proofs.issue(identity, flow.payload.scope!, flow.payload.context ?? {}, 'passkey');
     },
   };
 }

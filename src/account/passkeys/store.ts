@@ -38,6 +38,10 @@ export const passkeyStore = {
     return (await byUser(db, userId)).rows[0];
   },
 
+  async registered(db: Db, userId: number): Promise<boolean> {
+    return (await byUser(db, userId)).rows.length > 0;
+  },
+
   byCredentialId(db: Db, credentialId: string) {
     return db.selectFrom('passkey_credentials').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
   },

@@ -8,6 +8,7 @@ import { passwordProblem } from '../users/password-policy.js';
 import { bindingDb } from '../bindings/store.js';
 import { emailCodesStore } from '../email/store.js';
 import { CODE_MAX_ATTEMPTS, normalizeEmail, type EmailService } from '../email/service.js';
+import type { SessionsService } from '../sessions/service.js';
 
 const PURPOSE = 'reset';
 const GENERATED_LENGTH = 12;
@@ -20,7 +21,7 @@ function generatedPassword(): string {
 }
 
 /** A11 and A42: emailed single-use reset tokens. */
-export function createResetService(ctx: AccountContext, email: EmailService) {
+export function createResetService(ctx: AccountContext, { email, sessions }: { email: EmailService; sessions: SessionsService }) {
   const db = bindingDb(ctx);
   const cfg = ctx.config.mailOAuth;
   const key = deriveKey(ctx.secret, 'password-reset');
@@ -98,8 +99,8 @@ export function createResetService(ctx: AccountContext, email: EmailService) {
         return Number(user.id);
       });
       if (userId === null) throw invalid();
-      await ctx.services.sessions.revokeAllOfUser(userId, 'password_reset');
-      await ctx.invalidateUser(userId);
+      await sessions.revokeAllOfUser(userId, 'password_reset');
+      await sessions.invalidateUser(userId);
       await email.securityChanged(userId, 'password_reset');
       return chosen === null ? password : null;
     },

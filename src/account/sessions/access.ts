@@ -9,6 +9,8 @@ import type { AccountContext, AccountIdentity } from '../context.js';
 
 /** How long cached session and user state may be served before it is read again (cross-instance bound). */
 export const STATE_CACHE_MS = 1000;
+/** The bus channel on which instances tell each other which cached state to drop. */
+const INVALIDATE = 'account:invalidate';
 
 type SessionState = Pick<SessionRow, 'user_id' | 'status' | 'user_auth_version' | 'expires_at'> | null;
 type UserState = Pick<UserRow, 'role' | 'status' | 'auth_version'> | null;
@@ -69,11 +71,22 @@ export function createAccessResolver(ctx: AccountContext, tokens: AccessTokens) 
 
   return {
     authenticate,
-    forgetUser(userId: number) {
+    /** Drops cached state of a user on every instance (role, status or auth version changed). */
+    async invalidateUser(userId: number) {
       userCache.delete(userId);
+      await ctx.bus.publish(INVALIDATE, `u:${userId}`);
     },
-    forgetSession(sid: string) {
+    /** Drops cached state of one session on every instance. */
+    async invalidateSession(sid: string) {
       sessionCache.delete(sid);
+      await ctx.bus.publish(INVALIDATE, `s:${sid}`);
+    },
+    /** Hears the invalidations of every instance (this one's included); once, when the account starts. */
+    listenForInvalidations() {
+      return ctx.bus.subscribe(INVALIDATE, (m) => {
+        if (m.startsWith('u:')) userCache.delete(Number(m.slice(2)));
+        else if (m.startsWith('s:')) sessionCache.delete(m.slice(2));
+      });
     },
   };
 }

@@ -48,7 +48,12 @@ export function sessionView(s: SessionRow, currentSid?: string) {
   };
 }
 
-export function createSessionsService(ctx: AccountContext) {
+/** Tells a user by mail that how they sign in changed (ASVS 6.3.7), after the change is committed; never throws. */
+export interface SecurityNotices {
+  securityChanged(userId: number, reason: string): Promise<void>;
+}
+
+export function createSessionsService(ctx: AccountContext, notices: SecurityNotices) {
   const { db, dialect } = ctx.database;
   const cfg = ctx.config.sessions;
   const tokens = createAccessTokens(ctx.secret, cfg.accessTokenTtlSeconds);
@@ -102,9 +107,11 @@ export function createSessionsService(ctx: AccountContext) {
     return { accessToken: token, accessExpiresAt: expiresAt };
   }
 
+  const access = createAccessResolver(ctx, tokens);
+
   /** Drops the cached state of revoked sessions on every instance; returns the sids. */
   async function forget(revoked: string[]): Promise<string[]> {
-    for (const sid of revoked) await ctx.invalidateSession(sid);
+    for (const sid of revoked) await access.invalidateSession(sid);
     return revoked;
   }
 
@@ -112,12 +119,11 @@ export function createSessionsService(ctx: AccountContext) {
     return forget(await sessionsStore.revoke(db, sids, reason, nowSeconds()));
   }
 
-  const access = createAccessResolver(ctx, tokens);
-
   return {
     tokens,
-    forgetUser: access.forgetUser,
-    forgetSession: access.forgetSession,
+    invalidateUser: access.invalidateUser,
+    invalidateSession: access.invalidateSession,
+    listenForInvalidations: access.listenForInvalidations,
     /** Resolves a bearer credential to the caller; throws the reference's 401 codes. */
     authenticate: access.authenticate,
 
@@ -163,7 +169,7 @@ export function createSessionsService(ctx: AccountContext) {
         await sessionsStore.insert(trx, row);
         return row;
       });
-      for (const e of evicted) await ctx.invalidateSession(e);
+      for (const e of evicted) await access.invalidateSession(e);
       return { session, user, refreshToken: `${sid}.${secret}`, ...(await signAccess(session)) };
     },
 
@@ -322,9 +328,9 @@ export function createSessionsService(ctx: AccountContext) {
           .execute();
         return (await sessionsStore.bySid(trx, identity.sid!))!;
       });
-      await ctx.invalidateUser(identity.userId);
-      await ctx.invalidateSession(identity.sid);
-      await ctx.hooks.securityChanged?.(identity.userId, reason);
+      await access.invalidateUser(identity.userId);
+      await access.invalidateSession(identity.sid);
+      await notices.securityChanged(identity.userId, reason);
       const { accessToken, accessExpiresAt } = await signAccess(session);
       return { access_token: accessToken, token_type: 'Bearer', access_expires_at: accessExpiresAt, session: sessionView(session, session.sid) };
     },

@@ -6,6 +6,9 @@ import { verifyPassword } from '../../kit/crypto/password.js';
 import { deriveKey, hmac } from '../../kit/crypto/tokens.js';
 import { nowSeconds, type AccountDB } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
+import type { FlowsService } from '../flows/service.js';
+import type { UsersService } from '../users/service.js';
+import type { SessionsService } from '../sessions/service.js';
 import { twoFactorStore } from './store.js';
 import { classifyCode, matchTotpStep, newBackupCodes, newTotpSecret, totpUri } from './totp.js';
 
@@ -20,7 +23,10 @@ interface SetupPayload {
 }
 
 /** TOTP second factor: enrolment, verification with lockout and replay guard, backup codes. */
-export function createTwoFactorService(ctx: AccountContext) {
+export function createTwoFactorService(
+  ctx: AccountContext,
+  { flows, users, sessions }: { flows: FlowsService; users: UsersService; sessions: SessionsService },
+) {
   const { db, dialect } = ctx.database;
   const secretKey = deriveKey(ctx.secret, 'totp-secret');
   const backupKey = deriveKey(ctx.secret, 'backup-code');
@@ -104,12 +110,12 @@ export function createTwoFactorService(ctx: AccountContext) {
     async beginSetup(identity: AccountIdentity) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       if ((await state(identity.userId)).enabled) throw new AppError('TWOFA_ALREADY_ENABLED');
-      const user = await ctx.services.users.byId(identity.userId);
+      const user = await users.byId(identity.userId);
       if (!user) throw new AppError('AUTH_SESSION_REVOKED');
       const secret = newTotpSecret();
       const uri = totpUri(secret, ctx.config.totpIssuer, user.username);
       const { codes, hashes } = newCodes(identity.userId);
-      const flow = await ctx.services.flows.create<SetupPayload>({
+      const flow = await flows.create<SetupPayload>({
         purpose: '2fa_setup',
         ttlSeconds: SETUP_TTL_SECONDS,
         userId: identity.userId,
@@ -128,7 +134,6 @@ export function createTwoFactorService(ctx: AccountContext) {
 
     /** A14: the first valid code enables the factor; rotates the session authority. */
     async enable(identity: AccountIdentity, flowToken: string, code: string) {
-      const { flows } = ctx.services;
       const flow = await flows.peek<SetupPayload>(flowToken, '2fa_setup');
       if (!flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid) throw new AppError('TWOFA_SETUP_INVALID');
       const input = classifyCode(code);
@@ -144,13 +149,13 @@ export function createTwoFactorService(ctx: AccountContext) {
         await twoFactorStore.insert(trx, identity.userId, flow.payload.secret_sealed, step, now);
         await twoFactorStore.replaceBackupCodes(trx, identity.userId, flow.payload.backup_hashes, now);
       });
-      return ctx.services.sessions.rotateAuthority(identity, 'twofa_enabled');
+      return sessions.rotateAuthority(identity, 'twofa_enabled');
     },
 
     /** A13 (after the TwoFADisable proof). */
     async disable(identity: AccountIdentity) {
       if (!(await twoFactorStore.remove(db, identity.userId))) throw new AppError('TWOFA_NOT_ENABLED');
-      return ctx.services.sessions.rotateAuthority(identity, 'twofa_disabled');
+      return sessions.rotateAuthority(identity, 'twofa_disabled');
     },
 
     /** A12 (after the TwoFABackupCodes proof): replaces every backup code. */
@@ -158,7 +163,7 @@ export function createTwoFactorService(ctx: AccountContext) {
       if (!(await state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
       const { codes, hashes } = newCodes(identity.userId);
       await db.transaction().execute((trx) => twoFactorStore.replaceBackupCodes(trx, identity.userId, hashes, nowSeconds()));
-      const rotation = await ctx.services.sessions.rotateAuthority(identity, 'twofa_backup_codes_regenerated');
+      const rotation = await sessions.rotateAuthority(identity, 'twofa_backup_codes_regenerated');
       return { ...rotation, backup_codes: codes };
     },
 
@@ -177,7 +182,7 @@ export function createTwoFactorService(ctx: AccountContext) {
     /** A18: an admin who outranks the target removes its factor; every session of the target ends. */
     async adminDisable(admin: AccountIdentity, targetId: number) {
       const remove = (trx: Transaction<AccountDB>) => twoFactorStore.remove(trx, targetId);
-      await ctx.services.users.removeFactorAsAdmin(admin, targetId, remove, 'USER_TWOFA_NOT_ENABLED', 'admin_twofa_disabled');
+      await users.removeFactorAsAdmin(admin, targetId, remove, 'USER_TWOFA_NOT_ENABLED', 'admin_twofa_disabled');
     },
   };
 }

@@ -47,7 +47,7 @@ const search = {
 
 const MANAGE_ERRORS = [...moduleErrors.admin, 'USER_MANAGE_SELF', 'USER_ROOT_PROTECTED', 'USER_PROMOTE_ROOT_ONLY', 'USER_ALREADY_ADMIN', 'USER_ALREADY_COMMON'];
 
-const service = (req: FastifyRequest) => createUserAdminService(accountOf(req));
+const service = (req: FastifyRequest) => createUserAdminService(accountOf(req), accountOf(req).services);
 
 /** The admin user list and management (AS05–AS08, additions with new-api's paths and field names). */
 export const userAdminRoutes = [

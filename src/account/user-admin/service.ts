@@ -2,6 +2,10 @@ import { AppError } from '../../kit/http/errors.js';
 import { ROLE, USER_STATUS } from '../db.js';
 import type { UserRow, UserSearch } from '../users/store.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
+import type { UsersService } from '../users/service.js';
+import type { TwoFactorService } from '../two-factor/service.js';
+import type { PasskeysService } from '../passkeys/service.js';
+import type { SessionsService } from '../sessions/service.js';
 
 /** new-api's page size when none is asked for, and its cap. */
 export const DEFAULT_PAGE_SIZE = 10;
@@ -33,9 +37,10 @@ export type AdminUserView = ReturnType<typeof listView>;
  * the reference's ManageUser: the actor outranks the target (root may act on anyone), only root promotes, a
  * root user is neither disabled nor demoted, and nobody acts on themselves.
  */
-export function createUserAdminService(ctx: AccountContext) {
-  const { users, twoFactor, passkeys, sessions } = ctx.services;
-
+export function createUserAdminService(
+  ctx: AccountContext,
+  { users, twoFactor, passkeys, sessions }: { users: UsersService; twoFactor: TwoFactorService; passkeys: PasskeysService; sessions: SessionsService },
+) {
   async function views(rows: UserRow[]): Promise<AdminUserView[]> {
     const ids = rows.map((r) => Number(r.id));
     const [withTwoFactor, passkeyCounts, lastLogins] = await Promise.all([twoFactor.enrolledAmong(ids), passkeys.countsOf(ids), sessions.lastLoginOf(ids)]);

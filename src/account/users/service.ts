@@ -9,6 +9,7 @@ import { passwordProblem } from './password-policy.js';
 import type { Transaction } from 'kysely';
 import type { AccountDB } from '../db.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
+import type { SecurityNotices, SessionsService } from '../sessions/service.js';
 
 export const USERNAME_MAX = 20;
 export const EMAIL_MAX = 50;
@@ -41,7 +42,12 @@ export function affCode(): string {
   return crypto.randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
 }
 
-export function createUsersService(ctx: AccountContext) {
+/** What registration needs of the email codes (email/service.ts): a code checked and used up, true exactly once. */
+export interface RegistrationCodes {
+  consume(purpose: string, email: string, code: string): Promise<boolean>;
+}
+
+export function createUsersService(ctx: AccountContext, sessions: SessionsService, mail: RegistrationCodes & SecurityNotices) {
   const { db } = ctx.database;
 
   async function insertUser(input: {
@@ -90,7 +96,7 @@ export function createUsersService(ctx: AccountContext) {
   /** Changes role or status; every session of the user stops working at once. */
   async function setSecurity(userId: number, patch: { role?: number; status?: number }) {
     await usersStore.updateSecurity(db, userId, patch);
-    await ctx.invalidateUser(userId);
+    await sessions.invalidateUser(userId);
   }
 
   return {
@@ -112,10 +118,7 @@ export function createUsersService(ctx: AccountContext) {
       if (email && (email.length > EMAIL_MAX || !EMAIL.test(email))) throw invalid('email is not a valid address');
       if (ctx.config.emailVerificationEnabled) {
         if (!email || !input.verification_code) throw new AppError('REGISTER_EMAIL_VERIFICATION_REQUIRED');
-        const accepted = ctx.hooks.consumeEmailCode
-          ? await ctx.hooks.consumeEmailCode('register', email, input.verification_code)
-          : false;
-        if (!accepted) throw new AppError('REGISTER_VERIFICATION_CODE_INVALID');
+        if (!(await mail.consume('register', email, input.verification_code))) throw new AppError('REGISTER_VERIFICATION_CODE_INVALID');
       }
       let inviterId: number | null = null;
       if (input.aff_code) inviterId = (await usersStore.byAffCode(db, input.aff_code.trim()))?.id ?? null;
@@ -148,9 +151,9 @@ export function createUsersService(ctx: AccountContext) {
         return r;
       });
       if (!removed) throw new AppError(missing);
-      await ctx.invalidateUser(targetId);
-      await ctx.services.sessions.revokeAllOfUser(targetId, reason);
-      await ctx.hooks.securityChanged?.(targetId, reason);
+      await sessions.invalidateUser(targetId);
+      await sessions.revokeAllOfUser(targetId, reason);
+      await mail.securityChanged(targetId, reason);
       return target;
     },
 
@@ -165,7 +168,7 @@ export function createUsersService(ctx: AccountContext) {
     /** Stops the user from signing in and ends every session (CLI `user disable`, AS08 `disable`). */
     async disable(userId: number, reason = 'admin_disabled') {
       await setSecurity(userId, { status: USER_STATUS.disabled });
-      await ctx.services.sessions.revokeAllOfUser(userId, reason);
+      await sessions.revokeAllOfUser(userId, reason);
     },
 
     /** A page of live users for the admin list (AS05/AS06). */

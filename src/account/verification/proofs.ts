@@ -3,6 +3,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../../kit/http/errors.js';
 import { deriveKey, hmac, safeEqual } from '../../kit/crypto/tokens.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
+import type { FlowsService } from '../flows/service.js';
 import { canonicalContext, normaliseContext, wireScope, type WireScope } from './scopes.js';
 
 interface ProofClaims {
@@ -19,7 +20,7 @@ interface ProofClaims {
  * Step-up security proofs: an HS256 token naming user, session, auth version, scope, method and the
  * HMAC of the action's context, backed by a single-use `security_proof` flow that is consumed on use.
  */
-export function createProofs(ctx: AccountContext) {
+export function createProofs(ctx: AccountContext, flows: FlowsService) {
   const key = crypto.createSecretKey(deriveKey(ctx.secret, 'security-proof'));
   const contextKey = deriveKey(ctx.secret, 'verification-context');
   const contextHash = (context: Record<string, string>) => hmac(contextKey, canonicalContext(context));
@@ -29,7 +30,7 @@ export function createProofs(ctx: AccountContext) {
     async issue(identity: AccountIdentity, scope: WireScope, context: Record<string, string>, method: string) {
       if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
       const ch = contextHash(context);
-      const flow = await ctx.services.flows.create({
+      const flow = await flows.create({
         purpose: 'security_proof',
         ttlSeconds: ctx.config.securityProofTtlSeconds,
         userId: identity.userId,
@@ -46,7 +47,7 @@ export function createProofs(ctx: AccountContext) {
       return { proof_token: token, expires_at: flow.expiresAt, method, scope };
     },
 
-    /** The verifySecurityProof hook: checks every binding, then consumes the proof (once). */
+    /** Checks every binding of a presented proof, then consumes it (once). */
     async verify(identity: AccountIdentity, scopeName: string, context: Record<string, unknown>, token: string | undefined) {
       if (!token) throw new AppError('SECURITY_PROOF_REQUIRED');
       const scope = wireScope(scopeName);
@@ -69,7 +70,7 @@ export function createProofs(ctx: AccountContext) {
       }
       if (claims.scope !== scope) throw new AppError('SECURITY_PROOF_SCOPE_MISMATCH');
       if (!safeEqual(claims.ch, contextHash(normaliseContext(scope, context)))) throw new AppError('SECURITY_PROOF_CONTEXT_MISMATCH');
-      const flow = await ctx.services.flows.consume(claims.fid, 'security_proof');
+      const flow = await flows.consume(claims.fid, 'security_proof');
       if (!flow) throw new AppError('SECURITY_PROOF_CONSUMED');
       if (flow.userId !== identity.userId || flow.sessionId !== identity.sid) throw new AppError('SECURITY_PROOF_INVALID');
       return { method: claims.method, scope };

@@ -3,15 +3,22 @@ import { verifyPassword } from '../../kit/crypto/password.js';
 import { USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from '../users/store.js';
 import { passkeyStore } from '../passkeys/store.js';
-import type { ClientInfo } from '../sessions/service.js';
-import type { PasswordLoginInput } from '../login/service.js';
-import type { AccountContext, AccountIdentity, PrimaryLoginOutcome } from '../context.js';
+import type { ClientInfo, SessionsService } from '../sessions/service.js';
+import type { PasswordEncryption, PasswordInput } from '../login/password-encryption.js';
+import type { AccountContext, AccountIdentity } from '../context.js';
+import type { FlowsService } from '../flows/service.js';
+import type { TwoFactorService } from '../two-factor/service.js';
+import type { BindingsService } from '../bindings/service.js';
+import type { Provider } from '../oauth/providers.js';
 import { FALLBACK_SCOPES, NEEDS_TOTP, normaliseContext, wireScope, type WireScope } from './scopes.js';
 import { createProofs } from './proofs.js';
 
 export const LOGIN_FLOW_TTL_SECONDS = 300;
 const LOCKED_REASON = 'Two-factor authentication is temporarily locked.';
 const NO_OAUTH_REASON = 'No OAuth provider is linked to this account.';
+
+/** What a login needs after the first factor passed: a second-step challenge, or null (log in directly). */
+export type PrimaryLoginOutcome = { kind: 'challenge'; data: Record<string, unknown> } | null;
 
 export interface MethodOption {
   method: '2fa' | 'passkey' | 'password' | 'oauth';
@@ -24,7 +31,7 @@ export interface LoginFlowPayload {
   login_method: string;
 }
 
-export interface VerifyInput extends PasswordLoginInput {
+export interface VerifyInput extends PasswordInput {
   method?: string;
   scope?: string;
   context?: unknown;
@@ -32,14 +39,26 @@ export interface VerifyInput extends PasswordLoginInput {
 }
 
 /** Which factors count for logins and step-up, login verification (A30) and proofs (A47, A48). */
-export function createVerificationService(ctx: AccountContext) {
+export function createVerificationService(
+  ctx: AccountContext,
+  peers: {
+    flows: FlowsService;
+    sessions: SessionsService;
+    twoFactor: TwoFactorService;
+    encryption: PasswordEncryption;
+    bindings: BindingsService;
+    /** The login providers (oauth/providers.ts): a bound identity counts for the `oauth` method while its provider is enabled. */
+    providers: ReadonlyMap<string, Provider>;
+  },
+) {
+  const { flows, sessions, twoFactor, encryption, bindings, providers } = peers;
   const { db } = ctx.database;
-  const proofs = createProofs(ctx);
+  const proofs = createProofs(ctx, flows);
 
   /** The user's enrolled factors as methods; unavailable while TOTP is locked or passkeys are off. */
   async function factorMethods(userId: number): Promise<MethodOption[]> {
     const methods: MethodOption[] = [];
-    const totp = await ctx.services.twoFactor.state(userId);
+    const totp = await twoFactor.state(userId);
     if (totp.enabled) methods.push(totp.locked ? { method: '2fa', available: false, reason: LOCKED_REASON } : { method: '2fa', available: true });
     if (await passkeyStore.byUser(db, userId)) {
       methods.push(ctx.config.passkey.enabled ? { method: 'passkey', available: true } : { method: 'passkey', available: false, reason: 'Passkey is disabled.' });
@@ -49,7 +68,7 @@ export function createVerificationService(ctx: AccountContext) {
 
   /** The reference's policy: enrolled factors; without any, the password (or OAuth) for the fallback scopes. */
   async function methodsFor(user: UserRow, scope: WireScope): Promise<MethodOption[]> {
-    const totp = await ctx.services.twoFactor.state(Number(user.id));
+    const totp = await twoFactor.state(Number(user.id));
     if (NEEDS_TOTP.has(scope) && !totp.enabled) return [];
     const methods = await factorMethods(Number(user.id));
     if (methods.length === 0 && FALLBACK_SCOPES.has(scope)) {
@@ -66,11 +85,9 @@ export function createVerificationService(ctx: AccountContext) {
 
   /** The enabled OAuth providers (A05/A01 ones) the user is linked to, as [{slug, name}] sorted by slug. */
   async function oauthProviders(userId: number): Promise<{ slug: string; name: string }[]> {
-    const eo = ctx.services.emailOAuth;
-    if (!eo) return [];
     const out = [];
-    for (const b of await eo.bindings.list(userId)) {
-      const p = eo.oauth.providers.get(b.provider_slug);
+    for (const b of await bindings.list(userId)) {
+      const p = providers.get(b.provider_slug);
       if (p?.enabled) out.push({ slug: p.slug, name: p.name });
     }
     return out.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
@@ -94,12 +111,12 @@ export function createVerificationService(ctx: AccountContext) {
     factorMethods,
     methodsFor,
 
-    /** The secondFactor hook: a 5-minute login_verification flow when the user has a factor. */
+    /** The second-factor branch of every login: a 5-minute login_verification flow when the user has a factor. */
     async loginChallenge(user: UserRow, loginMethod: string): Promise<PrimaryLoginOutcome> {
       const methods = await factorMethods(Number(user.id));
       if (methods.length === 0) return null;
       if (!methods.some((m) => m.available)) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
-      const flow = await ctx.services.flows.create<LoginFlowPayload>({
+      const flow = await flows.create<LoginFlowPayload>({
         purpose: 'login_verification',
         ttlSeconds: LOGIN_FLOW_TTL_SECONDS,
         userId: Number(user.id),
@@ -112,7 +129,7 @@ export function createVerificationService(ctx: AccountContext) {
 
     /** A live login flow and its user, unchanged since the first factor; AUTH_FLOW_INVALID otherwise. */
     async loginFlow(token: string) {
-      const flow = await ctx.services.flows.peek<LoginFlowPayload>(token, 'login_verification');
+      const flow = await flows.peek<LoginFlowPayload>(token, 'login_verification');
       if (!flow || flow.userId === null) throw new AppError('AUTH_FLOW_INVALID');
       const user = await usersStore.byId(db, flow.userId);
       if (!user || user.status !== USER_STATUS.enabled || user.auth_version !== flow.payload.uv) throw new AppError('AUTH_FLOW_INVALID');
@@ -121,9 +138,9 @@ export function createVerificationService(ctx: AccountContext) {
 
     /** Consumes the login flow (exactly once) and issues the session under the primary login method. */
     async finishLogin(token: string, user: UserRow, client: ClientInfo) {
-      const flow = await ctx.services.flows.consume<LoginFlowPayload>(token, 'login_verification');
+      const flow = await flows.consume<LoginFlowPayload>(token, 'login_verification');
       if (!flow) throw new AppError('AUTH_FLOW_INVALID');
-      return ctx.services.sessions.issue(user, flow.payload.login_method, client);
+      return sessions.issue(user, flow.payload.login_method, client);
     },
 
     /** A30 / A26: second step with a TOTP or backup code. */
@@ -134,7 +151,7 @@ export function createVerificationService(ctx: AccountContext) {
       if ((input.method?.trim() || '2fa') !== '2fa') throw new AppError('SECURITY_PROOF_METHOD_MISMATCH');
       const { user } = await this.loginFlow(token);
       try {
-        await ctx.services.twoFactor.verify(Number(user.id), code);
+        await twoFactor.verify(Number(user.id), code);
       } catch (e) {
         if (e instanceof AppError && e.code === 'TWOFA_NOT_ENABLED') throw new AppError('SECURITY_METHOD_UNAVAILABLE');
         throw e;
@@ -150,7 +167,7 @@ export function createVerificationService(ctx: AccountContext) {
     },
 
     /**
-     * The verifySecurityProof hook. A refused proof (403 SECURITY_PROOF_*) carries in `data` what the client
+     * Checks and consumes a step-up security proof (header X-Security-Proof; see requireSecurityProof). A refused proof (403 SECURITY_PROOF_*) carries in `data` what the client
      * needs to get one: the scope and its methods exactly as A48 lists them.
      */
     async verifyProof(identity: AccountIdentity, scopeName: string, context: Record<string, unknown>, token: string | undefined) {
@@ -196,9 +213,9 @@ export function createVerificationService(ctx: AccountContext) {
       if (method === '2fa') {
         if (!input.code?.trim()) throw new AppError('SECURITY_VERIFICATION_FAILED');
         // Regenerating backup codes needs the authenticator itself, not one of the codes being replaced.
-        await ctx.services.twoFactor.verify(identity.userId, input.code, { allowBackup: scope !== '2fa.backup_codes.regenerate' });
+        await twoFactor.verify(identity.userId, input.code, { allowBackup: scope !== '2fa.backup_codes.regenerate' });
       } else {
-        const password = await ctx.services.login.passwordFrom(input);
+        const password = await encryption.passwordFrom(input);
         const check = await verifyPassword(password === null ? null : user.password_hash, password ?? '');
         if (!check.valid) throw new AppError('SECURITY_VERIFICATION_FAILED');
       }
