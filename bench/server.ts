@@ -87,7 +87,7 @@ async function account(): Promise<{ app: FastifyInstance; cleanup(): Promise<voi
     built = await buildAccountApp(config, runtime);
     // A further instance of a shared database finds the users already there.
     for (const username of env.BENCH_CREATE_USERS === '0' ? [] : BENCH_USERS) {
-      await built.ctx.services.users.insertUser({ username, password, email: null, role: ROLE.user });
+      await built.services.users.insertUser({ username, password, email: null, role: ROLE.user });
     }
   } catch (e) {
     await runtime.close();

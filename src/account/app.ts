@@ -8,19 +8,51 @@ import { errorCatalog } from '../contract/errors/index.js';
 import { registerOperations, operationsOf } from '../contract/registry.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { ipBucket, principalBucket } from '../contract/buckets.js';
-import type { Runtime } from '../runtime.js';
-import { authenticateAccount, originGuard } from './auth.js';
-import { accountRoutes } from './routes.js';
 import { aliasRoutes } from '../contract/coverage.js';
 import { dashboardPlaceholderOperations } from '../contract/dashboard-routes.js';
-import type { AccountContext } from './context.js';
-import { createAccountContext } from './wiring.js';
+import type { OperationImpl } from '../contract/types.js';
+import type { Runtime } from '../runtime.js';
+import { createAccountContext, type AccountServices } from './wiring.js';
+import { accountAuthenticator, originGuard } from './auth.js';
+import { sessionRoutes } from './sessions/routes.js';
+import { userRoutes } from './users/routes.js';
+import { loginRoutes } from './login/routes.js';
+import { twoFactorRoutes } from './two-factor/routes.js';
+import { verificationRoutes } from './verification/routes.js';
+import { passkeyRoutes } from './passkeys/routes.js';
+import { emailBindingRoutes, emailCodeRoutes } from './email/routes.js';
+import { resetRoutes } from './reset/routes.js';
+import { bindingRoutes } from './bindings/routes.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { socialRoutes } from './oauth/social-routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
+import { userAdminRoutes } from './user-admin/routes.js';
 
-export { createAccountContext };
+export { createAccountContext, type AccountServices };
 
-/** Builds the account deployable: its context plus the HTTP app with every account operation. */
+/** Every implemented account operation, each route given the services it calls; the registry marks the rest planned. */
+function routesOf(s: AccountServices): OperationImpl<any>[] {
+  return [
+    ...loginRoutes(s.login),
+    ...sessionRoutes(s.sessions),
+    ...userRoutes(s.users),
+    ...twoFactorRoutes(s.twoFactor, s.verification),
+    ...verificationRoutes(s.verification),
+    ...passkeyRoutes(s.passkeys, s.verification),
+    ...emailCodeRoutes(s.email),
+    ...emailBindingRoutes(s.emailBinding, s.verification),
+    ...resetRoutes(s.reset),
+    ...oauthRoutes(s.oauth, s.verification),
+    ...bindingRoutes(s.bindings, s.users, s.email, s.verification),
+    ...socialRoutes(s.wechat, s.telegram, s.verification),
+    ...dashboardRoutes(s.self, s.oauth),
+    ...userAdminRoutes(s.userAdmin),
+  ];
+}
+
+/** Builds the account deployable: its context and services plus the HTTP app with every account operation. */
 export async function buildAccountApp(config: Config, runtime: Runtime) {
-  const ctx = await createAccountContext(config, runtime);
+  const { ctx, services } = await createAccountContext(config, runtime);
   await warmUpPasswordHashing();
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog });
   await app.register(cookie);
@@ -28,8 +60,8 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
   const rl = config.rateLimit;
   const registered = registerOperations(app, {
     deployable: 'account',
-    implementations: accountRoutes,
-    authenticate: authenticateAccount,
+    implementations: routesOf(services),
+    authenticate: accountAuthenticator(services.sessions),
     enabledOperations: config.enabledOperations.filter((id) => id.startsWith('A')),
     guards: { originGuard },
     extra: dashboardPlaceholderOperations(),
@@ -37,7 +69,10 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     rateLimits: {
       critical: ipBucket(ctx.limiter, 'critical', rl.critical, rl.criticalDuration, rl.criticalEnabled),
       refresh: ipBucket(ctx.limiter, 'refresh', rl.refresh, rl.refreshDuration, rl.criticalEnabled),
-      security: securityBucket(ctx),
+      // Per user: step-up and second-factor routes (one account, many IPs).
+      security: principalBucket(ctx.limiter, 'security', config.securityRateLimit, config.securityRateLimitDuration, (req) =>
+        req.accountIdentity ? String(req.accountIdentity.userId) : null,
+      ),
     },
   });
   installOpsEndpoints(app, {
@@ -49,37 +84,29 @@ export async function buildAccountApp(config: Config, runtime: Runtime) {
     },
     openapi: () => buildOpenApi('Account API', registered),
   });
-  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/account`, log: ctx.log, settings: () => consoleSettings(ctx) });
+  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/account`, log: ctx.log, settings: () => consoleSettings(config, services.oauth) });
   const purge = setInterval(() => {
-    ctx.services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed'));
-    ctx.services.flows.purge().catch((e) => ctx.log.warn({ err: e }, 'flow purge failed'));
-    ctx.services.emailOAuth.email.purge().catch((e) => ctx.log.warn({ err: e }, 'email code purge failed'));
+    services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed'));
+    services.flows.purge().catch((e) => ctx.log.warn({ err: e }, 'flow purge failed'));
+    services.email.purge().catch((e) => ctx.log.warn({ err: e }, 'email code purge failed'));
   }, 3600_000);
   purge.unref();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     await ctx.database.close();
   });
-  return { app, ctx };
-}
-
-/** The per-user bucket of step-up and second-factor routes (one account, many IPs). */
-function securityBucket(ctx: AccountContext) {
-  const c = ctx.config;
-  return principalBucket(ctx.limiter, 'security', c.securityRateLimit, c.securityRateLimitDuration, (req) =>
-    req.accountIdentity ? String(req.accountIdentity.userId) : null,
-  );
+  return { app, ctx, services };
 }
 
 /** What the web console needs before anyone logs in (no secrets): providers and feature switches. */
-function consoleSettings(ctx: AccountContext) {
-  const providers = [...ctx.services.emailOAuth.oauth.providers.values()].filter((p) => p.enabled);
-  const { telegram: tg, wechat } = ctx.config.mailOAuth;
+function consoleSettings(config: Config, oauth: AccountServices['oauth']) {
+  const providers = [...oauth.providers.values()].filter((p) => p.enabled);
+  const { telegram: tg, wechat } = config.mailOAuth;
   return {
     oauth: providers.map((p) => ({ slug: p.slug, name: p.name })),
-    passkey: ctx.config.passkey.enabled,
-    password_encryption: ctx.config.passwordLoginEncryptionEnabled,
-    email_verification: ctx.config.emailVerificationEnabled,
+    passkey: config.passkey.enabled,
+    password_encryption: config.passwordLoginEncryptionEnabled,
+    email_verification: config.emailVerificationEnabled,
     // The bot id is the public part of the token before ':' (Telegram's login page takes it); never the token.
     telegram: tg.botToken && /^\d+:/.test(tg.botToken) ? { bot_id: tg.botToken.split(':')[0], bot_name: tg.botName } : null,
     wechat: wechat.enabled && !!wechat.serverAddress,
@@ -88,5 +115,6 @@ function consoleSettings(ctx: AccountContext) {
 
 /** The registered account operations without opening anything (for the manifest). */
 export function accountOperations() {
-  return [...operationsOf('account', accountRoutes), ...dashboardPlaceholderOperations()];
+  const none = {} as AccountServices;
+  return [...operationsOf('account', routesOf(none)), ...dashboardPlaceholderOperations()];
 }

@@ -4,25 +4,27 @@ import type { OperationSpec } from '../contract/types.js';
 import { ROLE } from './db.js';
 import { accountOf, type AccountIdentity } from './context.js';
 import { bearerOf } from './sessions/http.js';
+import type { SessionsService } from './sessions/service.js';
 
 /** Authenticates an account request for its auth class (SPEC's Authentication table). */
-export async function authenticateAccount(req: FastifyRequest, spec: OperationSpec): Promise<void> {
-  if (spec.auth === 'none') return;
-  const ctx = accountOf(req);
-  const credential = bearerOf(req);
-  if (!credential) {
-    if (spec.auth === 'optional') return;
-    throw new AppError('AUTH_UNAUTHORIZED');
-  }
-  const identity = await ctx.services.sessions.authenticate(credential);
-  if (ctx.config.explicitIdentity) {
-    const header = req.headers['new-api-user'];
-    if (typeof header !== 'string' || header.trim() !== String(identity.userId)) throw new AppError('AUTH_EXPLICIT_IDENTITY');
-  }
-  if (spec.auth === 'browser' && !identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
-  if (spec.auth === 'admin' && identity.role < ROLE.admin) throw new AppError('AUTH_INSUFFICIENT_PRIVILEGE');
-  if (spec.auth === 'root' && identity.role < ROLE.root) throw new AppError('AUTH_INSUFFICIENT_PRIVILEGE');
-  req.accountIdentity = identity;
+export function accountAuthenticator(sessions: Pick<SessionsService, 'authenticate'>) {
+  return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
+    if (spec.auth === 'none') return;
+    const credential = bearerOf(req);
+    if (!credential) {
+      if (spec.auth === 'optional') return;
+      throw new AppError('AUTH_UNAUTHORIZED');
+    }
+    const identity = await sessions.authenticate(credential);
+    if (accountOf(req).config.explicitIdentity) {
+      const header = req.headers['new-api-user'];
+      if (typeof header !== 'string' || header.trim() !== String(identity.userId)) throw new AppError('AUTH_EXPLICIT_IDENTITY');
+    }
+    if (spec.auth === 'browser' && !identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
+    if (spec.auth === 'admin' && identity.role < ROLE.admin) throw new AppError('AUTH_INSUFFICIENT_PRIVILEGE');
+    if (spec.auth === 'root' && identity.role < ROLE.root) throw new AppError('AUTH_INSUFFICIENT_PRIVILEGE');
+    req.accountIdentity = identity;
+  };
 }
 
 /** The authenticated caller; only call from operations whose auth class guarantees one. */

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
 import type { AccountContext } from './context.js';
+import type { AccountServices } from './wiring.js';
 
 type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
 
@@ -17,12 +18,12 @@ async function roleOf(name: string): Promise<number> {
 /** `user …` commands: work against the same database as a running server. */
 export function registerAccountCommands(program: Command, boot: Boot) {
   const user = program.command('user').description('manage account users');
-  const withCtx = async <T>(fn: (ctx: AccountContext) => Promise<T>) => {
+  const withAccount = async <T>(fn: (account: { ctx: AccountContext; services: AccountServices }) => Promise<T>) => {
     const { config, runtime } = await boot();
     const { createAccountContext } = await import('./wiring.js');
-    const ctx = await createAccountContext(config, runtime);
+    const { ctx, services } = await createAccountContext(config, runtime);
     try {
-      return await fn(ctx);
+      return await fn({ ctx, services });
     } finally {
       await ctx.database.close();
       await runtime.close();
@@ -39,10 +40,10 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .action(async (o) => {
       const role = await roleOf(o.role);
       const { passwordProblem } = await import('./users/password-policy.js');
-      const id = await withCtx(async (ctx) => {
+      const id = await withAccount(async ({ ctx, services }) => {
         const problem = passwordProblem(o.password, { username: o.username, words: ctx.config.passwordContextWords });
         if (problem) throw new Error(problem);
-        return ctx.services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role });
+        return services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role });
       });
       console.log(`created user ${o.username} (id ${id}, role ${o.role})`);
     });
@@ -54,9 +55,9 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .requiredOption('--role <role>', 'root | admin | user')
     .action(async (o) => {
       const role = await roleOf(o.role);
-      await withCtx(async (ctx) => {
-        const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        await ctx.services.users.setSecurity(Number(u.id), { role });
+      await withAccount(async ({ services }) => {
+        const u = await services.users.byUsernameOrThrow(o.username);
+        await services.users.setSecurity(Number(u.id), { role });
       });
       console.log(`user ${o.username} is now ${o.role}; existing sessions were ended`);
     });
@@ -66,9 +67,9 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .description('stop a user from signing in and end all of their sessions')
     .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
-      await withCtx(async (ctx) => {
-        const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        await ctx.services.users.disable(Number(u.id));
+      await withAccount(async ({ services }) => {
+        const u = await services.users.byUsernameOrThrow(o.username);
+        await services.users.disable(Number(u.id));
       });
       console.log(`user ${o.username} disabled; all sessions revoked`);
     });
@@ -79,9 +80,9 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
       const { USER_STATUS } = await import('./db.js');
-      await withCtx(async (ctx) => {
-        const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        await ctx.services.users.setSecurity(Number(u.id), { status: USER_STATUS.enabled });
+      await withAccount(async ({ services }) => {
+        const u = await services.users.byUsernameOrThrow(o.username);
+        await services.users.setSecurity(Number(u.id), { status: USER_STATUS.enabled });
       });
       console.log(`user ${o.username} enabled`);
     });
@@ -93,10 +94,10 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .option('--all', 'every session of every user')
     .action(async (o) => {
       if (Boolean(o.username) === Boolean(o.all)) throw new Error('give exactly one of --username or --all');
-      const n = await withCtx(async (ctx) => {
-        if (o.all) return ctx.services.sessions.revokeEveryone('admin_logout_all');
-        const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        return ctx.services.sessions.revokeAllOfUser(Number(u.id), 'admin_logout');
+      const n = await withAccount(async ({ services }) => {
+        if (o.all) return services.sessions.revokeEveryone('admin_logout_all');
+        const u = await services.users.byUsernameOrThrow(o.username);
+        return services.sessions.revokeAllOfUser(Number(u.id), 'admin_logout');
       });
       console.log(`${n} session(s) ended`);
     });
@@ -106,9 +107,9 @@ export function registerAccountCommands(program: Command, boot: Boot) {
     .description('issue a personal access token (printed once, on the last line)')
     .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
-      const token = await withCtx(async (ctx) => {
-        const u = await ctx.services.users.byUsernameOrThrow(o.username);
-        return ctx.services.users.createAccessToken(Number(u.id));
+      const token = await withAccount(async ({ services }) => {
+        const u = await services.users.byUsernameOrThrow(o.username);
+        return services.users.createAccessToken(Number(u.id));
       });
       console.log(token);
     });

@@ -1,20 +1,23 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../kit/http/errors.js';
-import { accountOf, type AccountIdentity } from './context.js';
+import type { AccountIdentity } from './context.js';
+import type { VerificationService } from './verification/service.js';
+
+/** What a route needs to demand a step-up proof: the verification service's check. */
+export type ProofVerifier = Pick<VerificationService, 'verifyProof'>;
 
 /**
- * Requires a step-up security proof for `scope` (SPEC name) bound to `context`, taken from the
- * X-Security-Proof header. Fails closed with 403 SECURITY_PROOF_REQUIRED when no verifier is installed.
+ * Requires a step-up security proof for `scope` (SPEC name: AccountBind, AccountUnbind, TwoFASetup, ...)
+ * bound to `context`, taken from the X-Security-Proof header; checks and consumes it, or throws the 403
+ * SECURITY_PROOF_* codes.
  */
 export async function requireSecurityProof(
+  verifier: ProofVerifier,
   req: FastifyRequest,
   identity: AccountIdentity,
   scope: string,
   context: Record<string, unknown> = {},
 ) {
-  const verify = accountOf(req).hooks.verifySecurityProof;
   const header = req.headers['x-security-proof'];
   const token = typeof header === 'string' && header.trim() ? header.trim() : undefined;
-  if (!verify) throw new AppError('SECURITY_PROOF_REQUIRED');
-  return verify(identity, scope, context, token);
+  return verifier.verifyProof(identity, scope, context, token);
 }

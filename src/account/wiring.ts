@@ -1,4 +1,5 @@
-// The account's context and services without HTTP (app.ts adds the routes): the CLI opens these alone.
+// The account's services composed in one place, without HTTP (app.ts gives the routes the services they
+// call): the CLI and the importer open these alone, without loading Fastify, the routes or OpenAPI.
 import path from 'node:path';
 import { persistentSecret, type Config } from '../config/index.js';
 import { migrate, openDatabase } from '../kit/db/index.js';
@@ -6,7 +7,7 @@ import { createMailer } from '../kit/mail/index.js';
 import type { Runtime } from '../runtime.js';
 import type { AccountDB } from './db.js';
 import { accountMigrations } from './migrations/index.js';
-import type { AccountContext, AccountServices } from './context.js';
+import type { AccountContext } from './context.js';
 import { createFlowsService } from './flows/service.js';
 import { createSessionsService } from './sessions/service.js';
 import { createUsersService } from './users/service.js';
@@ -24,9 +25,13 @@ import { createOAuthService } from './oauth/service.js';
 import { createWeChatService } from './oauth/wechat.js';
 import { createTelegramService } from './oauth/telegram.js';
 import { createSelfService } from './dashboard/self.js';
+import { createUserAdminService } from './user-admin/service.js';
 
-/** Opens the account database, runs its migrations and wires its services (no HTTP). */
-export async function createAccountContext(config: Config, runtime: Runtime): Promise<AccountContext> {
+/**
+ * Opens the account database (migrated) and composes its services, each handed the peers it uses; used by
+ * the app, the CLI and the importer.
+ */
+export async function createAccountContext(config: Config, runtime: Runtime) {
   const secret = config.sessionSecret || persistentSecret(config.dataDir, 'session_secret');
   const database = await openDatabase<AccountDB>(config.account.databaseUrl);
   await migrate(database, 'account', accountMigrations(database.dialect));
@@ -37,8 +42,6 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
     bus: runtime.bus,
     limiter: runtime.limiter('rl:account'),
     secret,
-    hooks: {},
-    services: {} as AccountServices,
   };
   const mail = config.mailOAuth.mail;
   const mailer = createMailer({ smtpUrl: mail.smtpUrl, from: mail.from, outboxDir: path.join(config.dataDir, 'outbox'), log: ctx.log.child({ module: 'mail' }) });
@@ -53,18 +56,27 @@ export async function createAccountContext(config: Config, runtime: Runtime): Pr
   const verification = createVerificationService(ctx, { flows, sessions, twoFactor, encryption, bindings, providers });
   const login = createLoginService(ctx, { sessions, encryption, verification });
   const passkeys = createPasskeysService(ctx, { flows, users, sessions, verification });
-  const emailOAuth = {
-    mailer,
+  const services = {
+    flows,
     email,
-    reset: createResetService(ctx, { email, sessions }),
-    emailBinding: createEmailBindingService(ctx, { email, flows, sessions }),
+    sessions,
+    users,
+    twoFactor,
     bindings,
+    verification,
+    login,
+    passkeys,
+    emailBinding: createEmailBindingService(ctx, { email, flows, sessions }),
+    reset: createResetService(ctx, { email, sessions }),
     oauth: createOAuthService(ctx, { providers, bindings, email, flows, login, verification }),
     wechat: createWeChatService(ctx, { bindings, email, login }),
     telegram: createTelegramService(ctx, { bindings, flows, login, sessions }),
+    /** The caller's own profile, display name and password (what new-api's dashboard edits). */
+    self: createSelfService(ctx, sessions),
+    userAdmin: createUserAdminService(ctx, { users, twoFactor, passkeys, sessions }),
   };
-  ctx.services = { users, sessions, login, flows, twoFactor, verification, passkeys, emailOAuth, self: createSelfService(ctx, sessions) };
-  ctx.hooks.verifySecurityProof = (identity, scope, context, token) => verification.verifyProof(identity, scope, context, token);
   await sessions.listenForInvalidations();
-  return ctx;
+  return { ctx, services };
 }
+
+export type AccountServices = Awaited<ReturnType<typeof createAccountContext>>['services'];

@@ -22,10 +22,10 @@ async function accountPart(config: Config, runtime: Runtime, source: Source, o: 
   const { ImportSession } = await import('../kit/db/batch-import.js');
   const { createAccountContext } = await import('../account/wiring.js');
   const { importAccount } = await import('../account/import/service.js');
-  const ctx = await createAccountContext(config, runtime);
+  const { ctx, services } = await createAccountContext(config, runtime);
   const session = new ImportSession(ctx.database.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
-    return await importAccount(ctx, ctx.services, source, session);
+    return await importAccount(ctx, services, source, session);
   } finally {
     await session.finish();
     await ctx.database.close();

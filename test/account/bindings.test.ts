@@ -81,7 +81,7 @@ eachDatabase('A31 / A32 / A20 / A21 / A19 bindings', (v) => {
     const b = s.browser();
     await b.login('carol', 'carol password 1');
     await bindAcme(b, 'carol password 1', 6001);
-    await s.ctx.services.emailOAuth.bindings.bind(carolId, s.ctx.services.emailOAuth.bindings.kindOf('github')!, '99');
+    await s.services.bindings.bind(carolId, s.services.bindings.kindOf('github')!, '99');
     const list = (await b.get('/api/user/oauth/bindings')).json.data.map((x: { provider_id: string }) => x.provider_id);
     assert.deepEqual(list, ['github', 'acme']);
 
@@ -148,7 +148,7 @@ eachDatabase('A31 / A32 / A20 / A21 / A19 bindings', (v) => {
   test('A19 clears a built-in binding type; unknown types are refused', async () => {
     const admin = s.browser();
     await admin.login('admin', 'admin password 1');
-    await s.ctx.services.emailOAuth.bindings.bind(carolId, s.ctx.services.emailOAuth.bindings.kindOf('telegram')!, '555');
+    await s.services.bindings.bind(carolId, s.services.bindings.kindOf('telegram')!, '555');
     const r = await admin.delete(`/api/user/${carolId}/bindings/telegram`);
     assert.deepEqual(r.json, { success: true, message: 'success', data: { bindingType: 'telegram', username: 'carol' } });
     const row = await s.ctx.database.db.selectFrom('users').selectAll().where('id', '=', carolId).executeTakeFirstOrThrow();
@@ -166,7 +166,7 @@ eachDatabase('A31 / A32 / A20 / A21 / A19 bindings', (v) => {
       assert.equal(odd.status, 400, `${name}: ${odd.text}`);
       assert.equal(odd.json.code, 'BINDING_TYPE_INVALID');
     }
-    assert.equal(s.ctx.services.emailOAuth.bindings.kindOf('__proto__'), null);
+    assert.equal(s.services.bindings.kindOf('__proto__'), null);
     const user = s.browser();
     await user.login('carol', 'carol password 1');
     assert.equal((await user.delete(`/api/user/${carolId}/bindings/github`)).status, 403);

@@ -177,7 +177,7 @@ eachDatabase('the own profile from new-api\'s dashboard (AS03, AS04)', (v) => {
 
   test('a password change needs a browser session and an existing password', async () => {
     const id = await s.createUser('pf4', 'pf4 password!');
-    const pat = await s.ctx.services.users.createAccessToken(id);
+    const pat = await s.services.users.createAccessToken(id);
     const viaPat = await s.browser().request('PUT', '/api/user/self', {
       body: { original_password: 'pf4 password!', password: 'pf4 new password!' },
       headers: { authorization: `Bearer ${pat}` },
@@ -187,8 +187,8 @@ eachDatabase('the own profile from new-api\'s dashboard (AS03, AS04)', (v) => {
     const byPat = await s.browser().request('PUT', '/api/user/self', { body: { display_name: 'By PAT' }, headers: { authorization: `Bearer ${pat}` } });
     assert.equal(byPat.json.success, true, 'the display name needs no session');
 
-    const oauthOnly = await s.ctx.services.users.insertUser({ username: 'pf5', password: null });
-    const session = await s.ctx.services.sessions.issue((await s.ctx.services.users.byId(oauthOnly))!, 'oauth:github', { ip: '127.0.0.1', userAgent: 't' });
+    const oauthOnly = await s.services.users.insertUser({ username: 'pf5', password: null });
+    const session = await s.services.sessions.issue((await s.services.users.byId(oauthOnly))!, 'oauth:github', { ip: '127.0.0.1', userAgent: 't' });
     const b = s.browser();
     b.accessToken = session.accessToken;
     const none = await b.request('PUT', '/api/user/self', { body: { original_password: '', password: 'pf5 first password!' } });

@@ -142,7 +142,7 @@ eachDatabase('A04 → A03 → A02 email binding', (v) => {
 
   test('a security notice that cannot be delivered sets notification_warning and keeps the change', async () => {
     const id = await s.createUser('olga', 'olga password 1', { email: 'bounce@example.com' });
-    const bindings = s.ctx.services.emailOAuth.bindings;
+    const bindings = s.services.bindings;
     await bindings.bind(id, bindings.kindOf('github')!, '123123');
     const b = s.browser();
     await b.login('olga', 'olga password 1');

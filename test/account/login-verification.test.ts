@@ -97,7 +97,7 @@ eachDatabase('login verification (A25 branch, A30, A26)', (v) => {
     const r1 = await expired.b.post('/api/user/login/verify', { flow_token: expired.flow, code: codeAt(secret) });
     assert.equal(r1.json.code, 'AUTH_FLOW_INVALID');
 
-    const foreign = await s.ctx.services.flows.create({ purpose: '2fa_setup', ttlSeconds: 300, userId: uid, payload: {} });
+    const foreign = await s.services.flows.create({ purpose: '2fa_setup', ttlSeconds: 300, userId: uid, payload: {} });
     const r2 = await s.browser().post('/api/user/login/verify', { flow_token: foreign.token, code: codeAt(secret) });
     assert.equal(r2.json.code, 'AUTH_FLOW_INVALID');
     const r3 = await s.browser().post('/api/user/login/verify', { flow_token: 'x'.repeat(43), code: codeAt(secret) });
@@ -105,7 +105,7 @@ eachDatabase('login verification (A25 branch, A30, A26)', (v) => {
 
     // A security change after the first factor (auth version bump) invalidates the flow.
     const stale = await challenge(s, 'lv3', 'lv3 password!');
-    await s.ctx.services.users.setSecurity(uid, {});
+    await s.services.users.setSecurity(uid, {});
     const r4 = await stale.b.post('/api/user/login/verify', { flow_token: stale.flow, code: codeAt(secret) });
     assert.equal(r4.json.code, 'AUTH_FLOW_INVALID');
     const fresh = await challenge(s, 'lv3', 'lv3 password!');

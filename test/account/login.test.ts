@@ -43,7 +43,7 @@ eachDatabase('A25 password login', (v) => {
     const wrong = await s.browser().login('alice', 'wrong password!');
     const unknown = await s.browser().login('nobody', 'whatever12345');
     const id = await s.createUser('bob', 'bob password 1');
-    await s.ctx.services.users.setSecurity(id, { status: 2 });
+    await s.services.users.setSecurity(id, { status: 2 });
     const disabled = await s.browser().login('bob', 'bob password 1');
     for (const r of [wrong, unknown, disabled]) {
       assert.equal(r.status, 200);

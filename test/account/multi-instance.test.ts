@@ -17,7 +17,7 @@ if (pgVariant) {
       CRITICAL_RATE_LIMIT_DURATION: '60',
       REDIS_KEY_PREFIX: `mi${process.pid}${Date.now()}:`,
     }));
-    await a.ctx.services.users.insertUser({ username: 'shared', password: PASSWORD });
+    await a.services.users.insertUser({ username: 'shared', password: PASSWORD });
   });
   after(async () => {
     await a.ctx.limiter.reset('critical:127.0.0.1');

@@ -208,7 +208,7 @@ eachDatabase('A05 / A01 verify intent and the oauth step-up method (A47, A48)', 
 
   test('a user with a password gets the password fallback, not oauth', async () => {
     const id = await s.createUser('alice', 'alice password 1');
-    await s.ctx.services.emailOAuth.bindings.bind(id, s.ctx.services.emailOAuth.bindings.kindOf('oidc')!, 'sub-alice');
+    await s.services.bindings.bind(id, s.services.bindings.kindOf('oidc')!, 'sub-alice');
     const b = s.browser();
     await b.login('alice', 'alice password 1');
     const m = await b.get('/api/verify/methods?scope=account.binding.bind');

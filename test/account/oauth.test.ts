@@ -111,7 +111,7 @@ eachDatabase('A05 / A01 OAuth with a real OIDC provider and a GitHub-style fake'
   });
 
   test('a flow of another purpose is not a state', async () => {
-    const other = await s.ctx.services.flows.create({ purpose: 'login_verification', ttlSeconds: 60, provider: 'oidc' });
+    const other = await s.services.flows.create({ purpose: 'login_verification', ttlSeconds: 60, provider: 'oidc' });
     const r = await s.browser().get(`/api/oauth/oidc?code=x&state=${other.token}`);
     assert.equal(r.json.code, 'OAUTH_STATE_INVALID');
   });
@@ -199,7 +199,7 @@ eachDatabase('A05 / A01 OAuth with a real OIDC provider and a GitHub-style fake'
     gh.state.user = { id: 31337, login: 'banme' };
     const first = await loginVia(s.browser(), 'github');
     assert.equal(first.json.success, true);
-    await s.ctx.services.users.setSecurity(first.json.data.user.id, { status: 2 });
+    await s.services.users.setSecurity(first.json.data.user.id, { status: 2 });
     const banned = await loginVia(s.browser(), 'github');
     assert.equal(banned.json.code, 'OAUTH_USER_BANNED');
   });
@@ -242,7 +242,7 @@ eachDatabase('A01 with registration disabled', (v) => {
 
   test('LinuxDO (client secret in Basic auth, no PKCE) logs in an existing binding', async () => {
     const id = await s.createUser('linus', 'linus password 1');
-    await s.ctx.services.emailOAuth.bindings.bind(id, s.ctx.services.emailOAuth.bindings.kindOf('linuxdo')!, '8080');
+    await s.services.bindings.bind(id, s.services.bindings.kindOf('linuxdo')!, '8080');
     gh.state.user = { id: 8080, username: 'linus_do', trust_level: 2 };
     const b = s.browser();
     const st = (await b.post('/api/oauth/state', { provider: 'linuxdo', intent: 'login' })).json.data;

@@ -213,7 +213,7 @@ eachDatabase('A24 refresh', (v) => {
     const id = await s.createUser('frank', PASSWORD);
     const b = s.browser();
     await b.login('frank', PASSWORD);
-    await s.ctx.services.users.setSecurity(id, { status: 2 });
+    await s.services.users.setSecurity(id, { status: 2 });
     const r = await refresh(b);
     assert.equal(r.status, 401);
     assert.equal(r.json.code, 'AUTH_SESSION_REVOKED');

@@ -94,7 +94,7 @@ eachDatabase('A43-A45 session list and revocation', (v) => {
     s = await startAccount(v);
     const id = await s.createUser('mia', PASSWORD);
     await s.createUser('ned', PASSWORD);
-    patToken = await s.ctx.services.users.createAccessToken(id);
+    patToken = await s.services.users.createAccessToken(id);
   });
   after(() => s.close());
 

@@ -19,7 +19,7 @@ eachDatabase('step-up verification (A47, A48, proofs)', (v) => {
   async function session() {
     const b = s.browser();
     await b.login('sv', 'sv password!');
-    return { b, identity: await s.ctx.services.sessions.authenticate(b.accessToken!) };
+    return { b, identity: await s.services.sessions.authenticate(b.accessToken!) };
   }
 
   test('A48 lists the password fallback for a user without a factor; scope names are checked', async () => {
@@ -67,7 +67,7 @@ eachDatabase('step-up verification (A47, A48, proofs)', (v) => {
     const proof = await passwordProof(b, 'sv password!', 'account.binding.unbind', { provider_id: 7 });
     const claims = decodeJwt(proof);
     assert.equal(claims.scope, 'account.binding.unbind');
-    const verify = s.ctx.hooks.verifySecurityProof!;
+    const verify = s.services.verification.verifyProof.bind(s.services.verification);
     await assert.rejects(verify(identity, 'AccountUnbind', { provider_id: '8' }, proof), { code: 'SECURITY_PROOF_CONTEXT_MISMATCH' });
     await assert.rejects(verify(identity, 'AccountBind', { provider: 'github' }, proof), { code: 'SECURITY_PROOF_SCOPE_MISMATCH' });
     await assert.rejects(verify(other.identity, 'AccountUnbind', { provider_id: '7' }, proof), { code: 'SECURITY_PROOF_INVALID' });
@@ -78,8 +78,8 @@ eachDatabase('step-up verification (A47, A48, proofs)', (v) => {
 
     // The seam other modules call reads the X-Security-Proof header.
     const bind = await passwordProof(b, 'sv password!', 'account.binding.bind', { provider: 'GitHub' });
-    const req = { headers: { 'x-security-proof': bind }, server: { account: s.ctx } } as any;
-    assert.deepEqual(await requireSecurityProof(req, identity, 'AccountBind', { provider: 'github' }), { method: 'password', scope: 'account.binding.bind' });
+    const req = { headers: { 'x-security-proof': bind } } as any;
+    assert.deepEqual(await requireSecurityProof(s.services.verification, req, identity, 'AccountBind', { provider: 'github' }), { method: 'password', scope: 'account.binding.bind' });
   });
 
   test('an expired proof answers SECURITY_PROOF_EXPIRED', async () => {
@@ -88,13 +88,13 @@ eachDatabase('step-up verification (A47, A48, proofs)', (v) => {
     const claims = decodeJwt(proof);
     const key = crypto.createSecretKey(deriveKey(SESSION_SECRET, 'security-proof'));
     const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 5 }).setProtectedHeader({ alg: 'HS256' }).sign(key);
-    await assert.rejects(s.ctx.hooks.verifySecurityProof!(identity, 'PasskeyRegister', {}, expired), { code: 'SECURITY_PROOF_EXPIRED' });
-    assert.equal((await s.ctx.hooks.verifySecurityProof!(identity, 'PasskeyRegister', {}, proof)).scope, 'passkey.register');
+    await assert.rejects(s.services.verification.verifyProof(identity, 'PasskeyRegister', {}, expired), { code: 'SECURITY_PROOF_EXPIRED' });
+    assert.equal((await s.services.verification.verifyProof(identity, 'PasskeyRegister', {}, proof)).scope, 'passkey.register');
   });
 
   test('a personal access token cannot obtain a proof', async () => {
     const uid = await s.createUser('svpat', 'svpat password!');
-    const token = await s.ctx.services.users.createAccessToken(uid);
+    const token = await s.services.users.createAccessToken(uid);
     const r = await s.browser().post('/api/verify', { method: 'password', scope: '2fa.setup', password: 'svpat password!' }, { authorization: `Bearer ${token}` });
     assert.equal(r.status, 403);
     assert.equal(r.json.code, 'AUTH_SESSION_REQUIRED');

@@ -12,6 +12,7 @@ export const SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789';
 export interface AccountServer {
   url: string;
   ctx: Awaited<ReturnType<typeof buildAccountApp>>['ctx'];
+  services: Awaited<ReturnType<typeof buildAccountApp>>['services'];
   app: Awaited<ReturnType<typeof buildAccountApp>>['app'];
   log: ReturnType<typeof captureLog>;
   dataDir: string;
@@ -66,19 +67,20 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
     await drop();
     throw e;
   }
-  const { app, ctx } = built;
+  const { app, ctx, services } = built;
   const addr = app.server.address() as { port: number };
   const url = `http://127.0.0.1:${addr.port}`;
   return {
     url,
     app,
     ctx,
+    services,
     log,
     dataDir,
     env,
     browser: () => new Browser(url),
     async createUser(username, password, o = {}) {
-      const id = await ctx.services.users.insertUser({ username, password, email: o.email ?? null, role: o.role ?? ROLE.user });
+      const id = await services.users.insertUser({ username, password, email: o.email ?? null, role: o.role ?? ROLE.user });
       return id;
     },
     async close() {

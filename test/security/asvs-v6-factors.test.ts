@@ -77,7 +77,7 @@ eachDatabase('ASVS V6 second factors', (v) => {
     assert.ok(direct.json.data.access_token, 'no second step any more');
 
     await totpUser('lostphone');
-    const lost = await s.ctx.services.users.byUsernameOrThrow('lostphone');
+    const lost = await s.services.users.byUsernameOrThrow('lostphone');
     await s.createUser('helpdesk', 'helpdesk password!', { role: ROLE.admin });
     const admin = s.browser();
     await admin.login('helpdesk', 'helpdesk password!');

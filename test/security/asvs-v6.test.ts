@@ -181,7 +181,7 @@ eachDatabase('ASVS V6 passwords and authentication', (v) => {
     const r = await b.login('forgetful', 'remembered at last');
     assert.equal(r.json.data.require_verification, true, r.text);
     assert.ok(!b.cookies.has('new_api_refresh'));
-    const status = await s.ctx.services.twoFactor.state(Number((await s.ctx.services.users.byUsernameOrThrow('forgetful')).id));
+    const status = await s.services.twoFactor.state(Number((await s.services.users.byUsernameOrThrow('forgetful')).id));
     assert.equal(status.enabled, true, 'the reset left the factor in place');
   });
 });

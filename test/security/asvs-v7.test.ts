@@ -64,7 +64,7 @@ eachDatabase('ASVS V7 session management', (v) => {
     assert.notEqual(a.accessToken, b.accessToken);
     assert.notEqual(a.cookies.get('new_api_refresh'), b.cookies.get('new_api_refresh'));
     const pat = s.browser();
-    pat.accessToken = await s.ctx.services.users.createAccessToken(id);
+    pat.accessToken = await s.services.users.createAccessToken(id);
     const r = await pat.get('/api/user/sessions');
     assert.equal(r.status, 403);
     assert.equal(r.json.code, 'AUTH_SESSION_REQUIRED');
@@ -108,7 +108,7 @@ eachDatabase('ASVS V7 session management', (v) => {
     assert.ok(await refreshes(b));
     assert.equal(Number((await row()).expires_at), expires, 'refresh kept the end');
     await s.ctx.database.db.updateTable('user_sessions').set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where('sid', '=', sid).execute();
-    await s.ctx.services.sessions.invalidateSession(sid);
+    await s.services.sessions.invalidateSession(sid);
     assert.equal(await refreshes(b), false);
     assert.equal(await works(b), false);
   });
@@ -130,8 +130,8 @@ eachDatabase('ASVS V7 session management', (v) => {
     const id = await s.createUser('departed', PASSWORD);
     const [a, b] = [await device('departed'), await device('departed')];
     // What `user disable` (src/account/cli.ts) does.
-    await s.ctx.services.users.setSecurity(id, { status: USER_STATUS.disabled });
-    await s.ctx.services.sessions.revokeAllOfUser(id, 'admin_disabled');
+    await s.services.users.setSecurity(id, { status: USER_STATUS.disabled });
+    await s.services.sessions.revokeAllOfUser(id, 'admin_disabled');
     for (const d of [a, b]) assert.equal(await works(d), false);
     assert.equal(await refreshes(b), false);
 
@@ -168,8 +168,8 @@ eachDatabase('ASVS V7 session management', (v) => {
     assert.equal(await refreshes(other), false);
     assert.equal(await works(b), true, 'the session that made the change goes on');
     // Reset: every session ends (the flow is in test/account/reset.test.ts; this is its last step).
-    const id = Number((await s.ctx.services.users.byUsernameOrThrow('changer7')).id);
-    assert.ok((await s.ctx.services.sessions.revokeAllOfUser(id, 'password_reset')) >= 1);
+    const id = Number((await s.services.users.byUsernameOrThrow('changer7')).id);
+    assert.ok((await s.services.sessions.revokeAllOfUser(id, 'password_reset')) >= 1);
     assert.equal(await works(b), false);
   });
 

@@ -6,6 +6,8 @@ import { identityOf } from '../auth.js';
 import { baseUrlOf } from '../email/routes.js';
 import { setupState, systemStatus } from './status.js';
 import { SelfProfile, SessionRotation, SystemStatus, moduleErrors } from '../schemas.js';
+import type { SelfService } from './self.js';
+import type { OAuthService } from '../oauth/service.js';
 
 /** The body of the reference's PUT /api/user/self that this service acts on (its other settings are not kept). */
 const selfUpdateBody = Type.Object(
@@ -18,31 +20,32 @@ const selfUpdateBody = Type.Object(
 );
 
 /** What new-api's dashboard reads to sign in and show the profile page (AS01–AS04, additions). */
-export const dashboardRoutes = [
-  implement('AS01', {
-    data: SystemStatus,
-    handler: async (req) => {
-      const { config, services } = accountOf(req);
-      return ok(await systemStatus(config, services.emailOAuth.oauth.providers, baseUrlOf(req)));
-    },
-  }),
+export function dashboardRoutes(self: SelfService, oauth: Pick<OAuthService, 'providers'>) {
+  return [
+    implement('AS01', {
+      data: SystemStatus,
+      handler: async (req) => {
+        return ok(await systemStatus(accountOf(req).config, oauth.providers, baseUrlOf(req)));
+      },
+    }),
 
-  implement('AS02', {
-    data: Type.Object({ status: Type.Boolean(), root_init: Type.Boolean(), database_type: Type.String() }),
-    handler: async () => ok(setupState()),
-  }),
+    implement('AS02', {
+      data: Type.Object({ status: Type.Boolean(), root_init: Type.Boolean(), database_type: Type.String() }),
+      handler: async () => ok(setupState()),
+    }),
 
-  implement('AS03', {
-    data: SelfProfile,
-    handler: async (req) => ok(await accountOf(req).services.self.profile(identityOf(req))),
-  }),
+    implement('AS03', {
+      data: SelfProfile,
+      handler: async (req) => ok(await self.profile(identityOf(req))),
+    }),
 
-  implement('AS04', {
-    data: Type.Optional(SessionRotation),
-    errors: moduleErrors.self,
-    rateLimit: ['security'],
-    noStore: true,
-    schema: { body: selfUpdateBody },
-    handler: async (req) => ok(await accountOf(req).services.self.update(identityOf(req), req.body)),
-  }),
-];
+    implement('AS04', {
+      data: Type.Optional(SessionRotation),
+      errors: moduleErrors.self,
+      rateLimit: ['security'],
+      noStore: true,
+      schema: { body: selfUpdateBody },
+      handler: async (req) => ok(await self.update(identityOf(req), req.body)),
+    }),
+  ];
+}

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
-import { accountOf } from '../context.js';
 import { identityOf } from '../auth.js';
 import { userIdSchema } from '../users/routes.js';
 import { moduleErrors } from '../schemas.js';
-import { createUserAdminService, MAX_PAGE_SIZE } from './service.js';
-import type { FastifyRequest } from 'fastify';
+import { MAX_PAGE_SIZE, type UserAdminService } from './service.js';
 
 const Int = Type.Integer();
 
@@ -47,38 +45,38 @@ const search = {
 
 const MANAGE_ERRORS = [...moduleErrors.admin, 'USER_MANAGE_SELF', 'USER_ROOT_PROTECTED', 'USER_PROMOTE_ROOT_ONLY', 'USER_ALREADY_ADMIN', 'USER_ALREADY_COMMON'];
 
-const service = (req: FastifyRequest) => createUserAdminService(accountOf(req), accountOf(req).services);
-
 /** The admin user list and management (AS05–AS08, additions with new-api's paths and field names). */
-export const userAdminRoutes = [
-  implement('AS05', {
-    data: UserPage,
-    schema: { querystring: Type.Object(paging) },
-    handler: async (req) => ok(await service(req).list(req.query)),
-  }),
+export function userAdminRoutes(userAdmin: UserAdminService) {
+  return [
+    implement('AS05', {
+      data: UserPage,
+      schema: { querystring: Type.Object(paging) },
+      handler: async (req) => ok(await userAdmin.list(req.query)),
+    }),
 
-  implement('AS06', {
-    data: UserPage,
-    schema: { querystring: Type.Object(search) },
-    handler: async (req) => ok(await service(req).list(req.query)),
-  }),
+    implement('AS06', {
+      data: UserPage,
+      schema: { querystring: Type.Object(search) },
+      handler: async (req) => ok(await userAdmin.list(req.query)),
+    }),
 
-  implement('AS07', {
-    data: AdminUser,
-    errors: moduleErrors.admin,
-    schema: { params: Type.Object({ id: userIdSchema }) },
-    handler: async (req) => ok(await service(req).get(identityOf(req), req.params.id)),
-  }),
+    implement('AS07', {
+      data: AdminUser,
+      errors: moduleErrors.admin,
+      schema: { params: Type.Object({ id: userIdSchema }) },
+      handler: async (req) => ok(await userAdmin.get(identityOf(req), req.params.id)),
+    }),
 
-  implement('AS08', {
-    data: Type.Object({ id: Int, role: Int, status: Int }, { additionalProperties: false }),
-    errors: MANAGE_ERRORS,
-    schema: {
-      body: Type.Object({
-        id: userIdSchema,
-        action: Type.Union([Type.Literal('disable'), Type.Literal('enable'), Type.Literal('promote'), Type.Literal('demote')]),
-      }),
-    },
-    handler: async (req) => ok(await service(req).manage(identityOf(req), req.body.id, req.body.action)),
-  }),
-];
+    implement('AS08', {
+      data: Type.Object({ id: Int, role: Int, status: Int }, { additionalProperties: false }),
+      errors: MANAGE_ERRORS,
+      schema: {
+        body: Type.Object({
+          id: userIdSchema,
+          action: Type.Union([Type.Literal('disable'), Type.Literal('enable'), Type.Literal('promote'), Type.Literal('demote')]),
+        }),
+      },
+      handler: async (req) => ok(await userAdmin.manage(identityOf(req), req.body.id, req.body.action)),
+    }),
+  ];
+}

@@ -3,11 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../kit/http/errors.js';
 import { implement } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
-import { accountOf } from '../context.js';
 import { clientInfo, sendSession } from '../sessions/http.js';
 import { clearPendingLogin, pendingLoginOf } from '../login/pending-login.js';
 import { identityOf, originGuard } from '../auth.js';
 import { AuthBundle, SecurityProof, VerificationMethods, moduleErrors } from '../schemas.js';
+import type { VerificationService } from './service.js';
 
 const loginVerifyBody = Type.Object({
   flow_token: Type.Optional(Type.String({ maxLength: 128 })),
@@ -41,53 +41,55 @@ const verifyBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const verificationRoutes = [
-  implement('A30', {
-    data: AuthBundle,
-    errors: moduleErrors.secondStep,
-    rateLimit: ['critical'],
-    schema: { body: Type.Optional(loginVerifyBody) },
-    handler: async (req, reply) => {
-      const issued = await accountOf(req).services.verification.verifyLogin(req.body ?? {}, clientInfo(req));
-      clearPendingLogin(req, reply);
-      return sendSession(req, reply, issued);
-    },
-  }),
-
-  // A30's handler, with the flow token from the pending-login cookie when the body has none.
-  implement('A26', {
-    data: AuthBundle,
-    errors: moduleErrors.secondStep,
-    rateLimit: ['critical'],
-    schema: { body: Type.Optional(loginVerifyBody) },
-    handler: async (req, reply) => {
-      const body = req.body ?? {};
-      const { token, fromCookie } = await loginFlowTokenOf(req, body);
-      try {
-        const issued = await accountOf(req).services.verification.verifyLogin({ ...body, flow_token: token }, clientInfo(req));
+export function verificationRoutes(verification: VerificationService) {
+  return [
+    implement('A30', {
+      data: AuthBundle,
+      errors: moduleErrors.secondStep,
+      rateLimit: ['critical'],
+      schema: { body: Type.Optional(loginVerifyBody) },
+      handler: async (req, reply) => {
+        const issued = await verification.verifyLogin(req.body ?? {}, clientInfo(req));
         clearPendingLogin(req, reply);
         return sendSession(req, reply, issued);
-      } catch (e) {
-        if (fromCookie && e instanceof AppError && e.code === 'AUTH_FLOW_INVALID') clearPendingLogin(req, reply);
-        throw e;
-      }
-    },
-  }),
+      },
+    }),
 
-  implement('A47', {
-    data: SecurityProof,
-    errors: moduleErrors.verification,
-    rateLimit: ['security'],
-    noStore: true,
-    schema: { body: verifyBody },
-    handler: async (req) => ok(await accountOf(req).services.verification.verify(identityOf(req), req.body)),
-  }),
+    // A30's handler, with the flow token from the pending-login cookie when the body has none.
+    implement('A26', {
+      data: AuthBundle,
+      errors: moduleErrors.secondStep,
+      rateLimit: ['critical'],
+      schema: { body: Type.Optional(loginVerifyBody) },
+      handler: async (req, reply) => {
+        const body = req.body ?? {};
+        const { token, fromCookie } = await loginFlowTokenOf(req, body);
+        try {
+          const issued = await verification.verifyLogin({ ...body, flow_token: token }, clientInfo(req));
+          clearPendingLogin(req, reply);
+          return sendSession(req, reply, issued);
+        } catch (e) {
+          if (fromCookie && e instanceof AppError && e.code === 'AUTH_FLOW_INVALID') clearPendingLogin(req, reply);
+          throw e;
+        }
+      },
+    }),
 
-  implement('A48', {
-    data: VerificationMethods,
-    errors: moduleErrors.verification,
-    rateLimit: ['security'],
-    schema: { querystring: Type.Object({ scope: Type.Optional(Type.String({ maxLength: 64 })) }) },
-    handler: async (req) => ok(await accountOf(req).services.verification.methods(identityOf(req), req.query.scope)),
-  }),
-];
+    implement('A47', {
+      data: SecurityProof,
+      errors: moduleErrors.verification,
+      rateLimit: ['security'],
+      noStore: true,
+      schema: { body: verifyBody },
+      handler: async (req) => ok(await verification.verify(identityOf(req), req.body)),
+    }),
+
+    implement('A48', {
+      data: VerificationMethods,
+      errors: moduleErrors.verification,
+      rateLimit: ['security'],
+      schema: { querystring: Type.Object({ scope: Type.Optional(Type.String({ maxLength: 64 })) }) },
+      handler: async (req) => ok(await verification.methods(identityOf(req), req.query.scope)),
+    }),
+  ];
+}
