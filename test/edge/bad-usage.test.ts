@@ -47,12 +47,18 @@ eachDatabase('edge: calls whose upstream reports impossible usage are settled on
     assert.equal(w.reserved, 0, 'the reservation is released');
     const charged = START - w.balance;
     assert.ok(charged >= 1 && charged < 1000, `charged ${charged}`);
+    const shown = whole.json.usage;
+    assert.deepEqual([shown.prompt_tokens, shown.completion_tokens, shown.total_tokens], [charged - 5, 5, charged], 'the caller is shown the usage it was charged for (the counted prompt, the sound completion)');
 
-    const streamed = await st.edge.request('POST', '/v1/chat/completions', { token, body: { ...body, stream: true } });
+    const streamed = await st.edge.request('POST', '/v1/chat/completions', { token, body: { ...body, stream: true, stream_options: { include_usage: true } } });
     assert.equal(streamed.status, 200, streamed.text);
     await until('the stream is settled', async () => (await walletOf(st.edge, 'acme')).reserved === 0 && (await walletOf(st.edge, 'acme')).balance < START - charged);
     w = await walletOf(st.edge, 'acme');
     assert.ok(START - charged - w.balance >= 1 && START - charged - w.balance < 1000);
+    const usage = streamed.text.split('\n').filter((l) => l.startsWith('data: {') && l.includes('"usage"')).map((l) => JSON.parse(l.slice(6)).usage).pop();
+    assert.ok(usage && Number.isSafeInteger(usage.completion_tokens) && usage.completion_tokens >= 0, `the usage chunk shows a sound completion: ${JSON.stringify(usage)}`);
+    assert.equal(usage.total_tokens, START - charged - w.balance, 'the usage chunk shows what the stream was charged');
+    assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens);
   });
 
   test('an admitted run succeeds, costs ≥ 1 and releases its reservation', async () => {

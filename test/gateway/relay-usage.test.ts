@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
-import { RELAY_ENV, relay } from '../helpers/relay.js';
+import { RELAY_ENV, relay, type RelayReply } from '../helpers/relay.js';
 
 /**
  * Usage an upstream reports that cannot be right (not a number, negative, fractional, absurdly large) is
@@ -70,7 +70,7 @@ function call(s: GatewayServer, family: string, m: string) {
     case 'chat':
       return relay(s.url, '/chat/completions', { model: m, messages });
     case 'stream':
-      return relay(s.url, '/chat/completions', { model: m, messages, stream: true });
+      return relay(s.url, '/chat/completions', { model: m, messages, stream: true, stream_options: { include_usage: true } });
     case 'responses':
       return relay(s.url, '/responses', { model: m, input: 'Say hello to everyone in the room' });
     case 'embed':
@@ -79,6 +79,27 @@ function call(s: GatewayServer, family: string, m: string) {
       return relay(s.url, '/messages', { model: m, max_tokens: 100, messages });
     default:
       return relay(s.url, `/relay/v1beta/models/${m}:generateContent`, { contents: [{ role: 'user', parts: [{ text: 'Say hello to everyone in the room' }] }] });
+  }
+}
+
+/** The usage the caller was shown, in its format's own fields: [prompt, completion, total]. */
+function shownUsage(family: string, r: RelayReply): unknown[] {
+  switch (family) {
+    case 'stream': {
+      const u = r.events.filter((e) => e?.usage).pop()?.usage;
+      return [u?.prompt_tokens, u?.completion_tokens, u?.total_tokens];
+    }
+    case 'responses':
+    case 'anthropic':
+      return [r.json.usage.input_tokens, r.json.usage.output_tokens, family === 'responses' ? r.json.usage.total_tokens : r.json.usage.input_tokens + r.json.usage.output_tokens];
+    case 'embed':
+      return [r.json.usage.prompt_tokens, 0, r.json.usage.total_tokens];
+    case 'gemini': {
+      const u = r.json.usageMetadata;
+      return [u.promptTokenCount, u.candidatesTokenCount, u.totalTokenCount];
+    }
+    default:
+      return [r.json.usage.prompt_tokens, r.json.usage.completion_tokens, r.json.usage.total_tokens];
   }
 }
 
@@ -124,12 +145,14 @@ eachDatabase('relay: usage from an upstream is checked', (v) => {
         assert.ok(u.prompt_tokens > 0, `${m}: the prompt is counted`);
         assert.equal(u.total_tokens, u.prompt_tokens + u.completion_tokens);
         assert.equal(r.summary.quota, u.prompt_tokens + u.completion_tokens, `${m}: charged for the counted tokens`);
+        assert.deepEqual(shownUsage(family, r), [u.prompt_tokens, u.completion_tokens, u.total_tokens], `${m}: the caller is shown the usage it was billed for`);
         summaries.push(r.summary);
         assert.ok(s.log.lines.some((l) => l.includes('"level":40') && l.includes(`"channelId":${channels[family]}`) && l.includes(m)), `${m}: a warning names the channel`);
       }
       const good = await call(s, family, model(family, 'ok'));
       assert.equal(good.status, 200, good.text);
       assert.equal(good.summary.usage.counted, false, 'sound usage is the upstream\'s');
+      assert.deepEqual(shownUsage(family, good), family === 'embed' ? [5, 0, 7] : [10, 5, 15], 'sound usage reaches the caller as the upstream wrote it');
 
       await s.relay.log.flush();
       for (const sm of [...summaries, good.summary]) {

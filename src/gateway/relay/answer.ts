@@ -1,48 +1,68 @@
 import type { RelayUsage } from '../../contract/relay.js';
 import type { Plan } from './plan.js';
-import { textTokens } from './tokens.js';
-import { checkedUsage, type UsageCheck } from './usage.js';
+import { billedUsage, showChatUsage, showUsage } from './shown-usage.js';
+import type { UsageCheck } from './usage.js';
 import { chatToMessages, nativeMessagesAnswer } from './wire/anthropic-caller.js';
 import { chatToGenerateContent, nativeGenerateContentAnswer } from './wire/gemini-caller.js';
 import { payloadError } from './wire/openai.js';
 import { chatToResponse, responsesUsage } from './wire/responses.js';
-import type { ChatCompletion, ChatUsage, Dialect } from './wire/types.js';
+import type { ChatCompletion, ChatUsage, Dialect, Json } from './wire/types.js';
 
-/** A non-streamed answer in the caller's format, with its usage; `text` and `json` are the upstream's answer. */
+/**
+ * A non-streamed answer in the caller's format, with its usage; `text` and `json` are the upstream's answer.
+ * An answer passed through goes out as the upstream wrote it, unless the relay replaced its usage: then it
+ * shows the billed usage instead (see shown-usage.ts).
+ */
 export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string, text: string, json: unknown): { body: string; usage: UsageCheck } {
   const { call } = plan;
   const native = plan.native(dialect);
+  /** The upstream's own answer, as it came or with the billed usage. */
+  const passed = (usage: UsageCheck) => {
+    const billed = billedUsage(usage);
+    if (!billed) return text;
+    showUsage(call.format, json as Json, billed);
+    return JSON.stringify(json);
+  };
   if (call.format === 'embeddings') {
     const result = dialect.embeddingsResult!(json, upstreamModel);
     const reported = result.usage ? { prompt_tokens: result.usage.prompt_tokens, completion_tokens: 0, total_tokens: result.usage.prompt_tokens } : null;
     const usage = usageOf(reported, plan, '');
+    if (native) return { body: passed(usage), usage };
     // OpenAI answers base64 (float32, little-endian) when asked, and its SDKs ask by default.
-    if (!native && call.body.encoding_format === 'base64') {
+    if (call.body.encoding_format === 'base64') {
       for (const d of result.data) if (Array.isArray(d.embedding)) d.embedding = float32Base64(d.embedding);
     }
-    return { body: native ? text : JSON.stringify(result), usage };
+    const billed = billedUsage(usage);
+    if (billed) showUsage('embeddings', result as unknown as Json, billed);
+    return { body: JSON.stringify(result), usage };
   }
   if (call.format === 'responses' && native) {
-    const usage = responsesUsage(json);
+    const reported = responsesUsage(json);
     // As on the chat path: the upstream's message and code (for the auto-disable rules), counted by the breaker.
     const error = payloadError(json);
     if (error) throw error;
-    return { body: text, usage: usageOf(usage, plan, responseText(json)) };
+    const usage = usageOf(reported, plan, responseText(json));
+    return { body: passed(usage), usage };
   }
   if (call.format === 'anthropic' && native) {
     const answer = nativeMessagesAnswer(json);
-    return { body: text, usage: usageOf(answer.usage, plan, answer.text) };
+    const usage = usageOf(answer.usage, plan, answer.text);
+    return { body: passed(usage), usage };
   }
   if (call.format === 'gemini' && native) {
     const answer = nativeGenerateContentAnswer(json);
-    return { body: text, usage: usageOf(answer.usage, plan, answer.text) };
+    const usage = usageOf(answer.usage, plan, answer.text);
+    return { body: passed(usage), usage };
   }
   const completion = dialect.chatResult(json, upstreamModel);
   const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
+  if (native) return { body: passed(usage), usage };
+  const billed = billedUsage(usage);
+  if (billed) showChatUsage(completion, billed);
   if (call.format === 'responses') return { body: JSON.stringify(chatToResponse(completion, call.body)), usage };
   if (call.format === 'anthropic') return { body: JSON.stringify(chatToMessages(completion)), usage };
   if (call.format === 'gemini') return { body: JSON.stringify(chatToGenerateContent(completion)), usage };
-  return { body: native ? text : JSON.stringify(completion), usage };
+  return { body: JSON.stringify(completion), usage };
 }
 
 export function zeroUsage(): RelayUsage {
@@ -54,7 +74,7 @@ export function zeroUsage(): RelayUsage {
  * from the text (see checkedUsage).
  */
 export function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): UsageCheck {
-  return checkedUsage(u, plan.usageBounds(), { prompt: () => plan.countPrompt(), completion: () => textTokens(completionText) });
+  return plan.checkUsage(u, () => completionText);
 }
 
 /** An embedding as OpenAI's base64 form: float32 little-endian bytes. */

@@ -1,4 +1,5 @@
 import type { StreamReader } from './readers.js';
+import { showGeminiUsage, showMessagesUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
 import { anthropicErrorEvent } from './wire/anthropic-caller-stream.js';
 import { isObject, objectOf, payloadError, usageToChat } from './wire/anthropic-stream.js';
 import { geminiErrorEvent } from './wire/gemini-caller-stream.js';
@@ -8,7 +9,8 @@ import { UpstreamPayloadError, type ChatUsage, type Json } from './wire/types.js
 /**
  * Streams passed through when the channel speaks the caller's format (an Anthropic channel for an Anthropic
  * caller, a Gemini channel for a Gemini caller): each line goes out as it came, and is read on the way for
- * output, the proper end, usage, text and error events.
+ * output, the proper end, usage, text and error events. An event whose usage the relay replaces (`shown`)
+ * goes out re-written with the billed counts.
  */
 
 function parse(line: string, family: string): unknown {
@@ -20,16 +22,17 @@ function parse(line: string, family: string): unknown {
 }
 
 /**
- * What the readers share: the lines pass through, and an error ending starts on a fresh event (after a cut
- * inside an event, its blank line first, so the error's data is not glued to the broken event's).
+ * What the readers share: the lines pass through (or the event `read` re-wrote, in its place), and an error
+ * ending starts on a fresh event (after a cut inside an event, its blank line first, so the error's data is
+ * not glued to the broken event's).
  */
-function passThrough(read: (data: unknown) => void, errorEvent: (message: string) => string, family: string) {
+function passThrough(read: (data: unknown) => Json | void, errorEvent: (message: string) => string, family: string) {
   let open = false;
   return {
     line(line: string): string {
-      if (line.startsWith('data:') && line.slice(5).trim()) read(parse(line, family));
+      const rewritten = line.startsWith('data:') && line.slice(5).trim() ? read(parse(line, family)) : undefined;
       open = line.trim() !== '';
-      return line + '\n';
+      return rewritten ? `data: ${JSON.stringify(rewritten)}\n` : line + '\n';
     },
     fail: (message: string) => (open ? '\n' : '') + errorEvent(message),
   };
@@ -38,7 +41,7 @@ function passThrough(read: (data: unknown) => void, errorEvent: (message: string
 const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
 
 /** Anthropic's Messages stream: usage from message_start and (cumulative) message_delta; message_stop ends it. */
-export function nativeMessagesReader(): StreamReader {
+export function nativeMessagesReader(shown: UsageShown = upstreamUsageShown): StreamReader {
   let output = false;
   let finished = false;
   const usage: Json = {};
@@ -46,11 +49,21 @@ export function nativeMessagesReader(): StreamReader {
   const merge = (source: Json) => {
     for (const key of USAGE_KEYS) if (source[key] !== undefined) usage[key] = source[key];
   };
+  /** The event with the billed usage in `holder` when the usage so far is replaced, else nothing. */
+  const billedIn = (event: Json, holder: Json): Json | void => {
+    const billed = shown(usageToChat(usage), () => text.join(''));
+    if (!billed) return;
+    showMessagesUsage(holder, billed, usage);
+    return event;
+  };
   const lines = passThrough(
     (data) => {
       const event = objectOf(data);
       if (event.type === 'error') throw payloadError(event);
-      if (event.type === 'message_start') merge(objectOf(objectOf(event.message).usage));
+      if (event.type === 'message_start' && isObject(event.message) && isObject(event.message.usage)) {
+        merge(event.message.usage);
+        return billedIn(event, event.message);
+      }
       if (event.type === 'content_block_start' && objectOf(event.content_block).type === 'tool_use') text.push(String(objectOf(event.content_block).name ?? ''));
       if (event.type === 'content_block_delta') {
         output = true;
@@ -59,7 +72,10 @@ export function nativeMessagesReader(): StreamReader {
       }
       if (event.type === 'message_delta') {
         output = true;
-        merge(objectOf(event.usage));
+        if (isObject(event.usage)) {
+          merge(event.usage);
+          return billedIn(event, event);
+        }
       }
       if (event.type === 'message_stop') output = finished = true;
     },
@@ -82,7 +98,7 @@ export function nativeMessagesReader(): StreamReader {
 }
 
 /** Gemini's `alt=sse` stream: every event a GenerateContentResponse; a finishReason (or a blocked prompt) ends it. */
-export function nativeGenerateContentReader(): StreamReader {
+export function nativeGenerateContentReader(shown: UsageShown = upstreamUsageShown): StreamReader {
   let output = false;
   let finished = false;
   let usage: ChatUsage | null = null;
@@ -90,7 +106,6 @@ export function nativeGenerateContentReader(): StreamReader {
   const lines = passThrough(
     (data) => {
       const event = geminiPayload(isObject(data) ? data : null) as GeminiResponse;
-      if (event.usageMetadata) usage = usageOf(event.usageMetadata);
       if (event.promptFeedback?.blockReason) output = finished = true;
       for (const candidate of event.candidates ?? []) {
         for (const part of candidate.content?.parts ?? []) {
@@ -100,6 +115,13 @@ export function nativeGenerateContentReader(): StreamReader {
         }
         if (candidate.finishReason) output = finished = true;
       }
+      if (!event.usageMetadata) return;
+      usage = usageOf(event.usageMetadata);
+      // Gemini sends usage in every event: each one replaced is re-written, the count of the text so far.
+      const billed = shown(usage, () => text.join(''));
+      if (!billed) return;
+      showGeminiUsage(event as Json, billed);
+      return event as Json;
     },
     geminiErrorEvent,
     'Gemini',

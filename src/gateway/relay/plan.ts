@@ -4,15 +4,16 @@ import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, nativeResponsesReader, pivotReader, responsesEncoder, type StreamReader } from './readers.js';
-import { inputTokens, promptTokens } from './tokens.js';
-import { usageBounds, type UsageBounds } from './usage.js';
+import { billedUsage, type UsageShown } from './shown-usage.js';
+import { inputTokens, promptTokens, textTokens } from './tokens.js';
+import { checkedUsage, usageBounds, type UsageBounds, type UsageCheck } from './usage.js';
 import { messagesCall, messagesToChat } from './wire/anthropic-caller.js';
 import { messagesStream } from './wire/anthropic-caller-stream.js';
 import { generateContentCall, generateContentToChat } from './wire/gemini-caller.js';
 import { generateContentStream } from './wire/gemini-caller-stream.js';
 import { responsesCall } from './wire/openai.js';
 import { RelayInputError, responsesToChat } from './wire/responses.js';
-import { UnsupportedByChannel, type ChatBody, type Dialect, type EmbeddingsBody, type Json, type UpstreamCall } from './wire/types.js';
+import { UnsupportedByChannel, type ChatBody, type ChatUsage, type Dialect, type EmbeddingsBody, type Json, type UpstreamCall } from './wire/types.js';
 
 function invalid(detail: string): never {
   throw new AppError('relay_invalid_request', { params: { detail } });
@@ -106,13 +107,13 @@ export class Plan {
     const native = this.native(d);
     switch (this.call.format) {
       case 'responses':
-        return native ? nativeResponsesReader() : pivotReader(d.chatStream(upstreamModel), responsesEncoder(this.call.body, upstreamModel), false);
+        return native ? nativeResponsesReader(this.usageShown) : pivotReader(d.chatStream(upstreamModel), responsesEncoder(this.call.body, upstreamModel), false, this.usageShown);
       case 'anthropic':
-        return native ? nativeMessagesReader() : pivotReader(d.chatStream(upstreamModel), messagesStream(upstreamModel), false);
+        return native ? nativeMessagesReader(this.usageShown) : pivotReader(d.chatStream(upstreamModel), messagesStream(upstreamModel), false, this.usageShown);
       case 'gemini':
-        return native ? nativeGenerateContentReader() : pivotReader(d.chatStream(upstreamModel), generateContentStream(upstreamModel), false);
+        return native ? nativeGenerateContentReader(this.usageShown) : pivotReader(d.chatStream(upstreamModel), generateContentStream(upstreamModel), false, this.usageShown);
       default:
-        return pivotReader(d.chatStream(upstreamModel), chatEncoder(this.includeUsage()), native);
+        return pivotReader(d.chatStream(upstreamModel), chatEncoder(this.includeUsage()), native, this.usageShown);
     }
   }
 
@@ -120,6 +121,14 @@ export class Plan {
   countPrompt(): number {
     return (this.promptCount ??= this.call.format === 'embeddings' ? inputTokens(this.call.body.input) : promptTokens(this.chat()));
   }
+
+  /** The upstream's usage where it can be right, else counted: the prompt from the request, the completion from the text. */
+  checkUsage(u: ChatUsage | null, completionText: () => string): UsageCheck {
+    return checkedUsage(u, this.usageBounds(), { prompt: () => this.countPrompt(), completion: () => textTokens(completionText()) });
+  }
+
+  /** What a stream reader shows of a usage it passes: the billed counts when the upstream's are replaced. */
+  private readonly usageShown: UsageShown = (u, text) => (!u || (u.prompt_tokens === 0 && u.completion_tokens === 0) ? null : billedUsage(this.checkUsage(u, text)));
 
   /** How many tokens this call's usage can hold: an embedding has no completion, a chat what it asked for. */
   usageBounds(): UsageBounds {

@@ -1,3 +1,4 @@
+import { showChatUsage, showResponsesUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
 import { responsesStream, responsesStreamUsage } from './wire/responses.js';
 import { UpstreamPayloadError, type ChatChunk, type ChatUsage, type Json, type StreamDecoder } from './wire/types.js';
 
@@ -72,9 +73,10 @@ function parsedText(data: string): string {
 /**
  * An upstream stream read through its family's decoder into chat chunks, written by a caller encoder. With
  * `passRaw` (an OpenAI-style upstream and a chat caller) a plain content line, once output has begun, goes
- * out as it came without being parsed; it is parsed at the end only if the upstream never gave usage.
+ * out as it came without being parsed; it is parsed at the end only if the upstream never gave usage. A
+ * usage chunk whose counts the relay replaces goes out with the billed ones (`shown`), re-written.
  */
-export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passRaw: boolean): StreamReader {
+export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passRaw: boolean, shown: UsageShown = upstreamUsageShown): StreamReader {
   let output = false;
   let finished = false;
   let usage: ChatUsage | null = null;
@@ -86,6 +88,16 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
    * (then EOF) leaves an incomplete event, which is dropped, as an SSE client drops it, never sent broken.
    */
   let held: string | null = null;
+  const allText = () => text.join('') + unparsed.map(parsedText).join('');
+  /** The chunk as the caller gets it: with the billed usage if the upstream's was replaced (never passed raw then). */
+  const encode = (c: ChatChunk, raw?: string): string => {
+    if (!c.usage) return encoder.chunk(c, raw);
+    usage = c.usage;
+    const billed = shown(c.usage, allText);
+    if (!billed) return encoder.chunk(c, raw);
+    showChatUsage(c, billed);
+    return encoder.chunk(c);
+  };
   return {
     get output() {
       return output;
@@ -115,7 +127,6 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
       }
       const chunks = decoder.line(line);
       for (const c of chunks) {
-        if (c.usage) usage = c.usage;
         text.push(chunkText(c));
         for (const choice of c.choices ?? []) {
           const d = choice.delta ?? {};
@@ -123,29 +134,31 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
           if (choice.finish_reason) finished = true;
         }
         // An OpenAI-style upstream's data line is exactly one chunk: its text goes out unchanged.
-        out += encoder.chunk(c, passRaw && chunks.length === 1 ? line.slice(line.indexOf(':') + 1).trim() : undefined);
+        out += encode(c, passRaw && chunks.length === 1 ? line.slice(line.indexOf(':') + 1).trim() : undefined);
       }
       return out;
     },
     end() {
       let out = '';
       for (const c of decoder.end()) {
-        if (c.usage) usage = c.usage;
-        out += encoder.chunk(c);
+        out += encode(c);
       }
       return out + encoder.end();
     },
     fail: (message, code) => encoder.error(message, code),
     usage: () => usage,
-    text: () => text.join('') + unparsed.map(parsedText).join(''),
+    text: allText,
   };
 }
 
 const BEFORE_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued']);
 const FINAL = new Set(['response.completed', 'response.incomplete']);
 
-/** A native Responses stream (OpenAI, Azure) passed through line by line, watched for usage and errors. */
-export function nativeResponsesReader(): StreamReader {
+/**
+ * A native Responses stream (OpenAI, Azure) passed through line by line, watched for usage and errors; the
+ * final event is re-written only when the relay replaces its usage (`shown`).
+ */
+export function nativeResponsesReader(shown: UsageShown = upstreamUsageShown): StreamReader {
   let output = false;
   let finished = false;
   let usage: ChatUsage | null = null;
@@ -162,7 +175,7 @@ export function nativeResponsesReader(): StreamReader {
     },
     line(line) {
       if (line.startsWith('data:')) {
-        let event: { type?: unknown; delta?: unknown; sequence_number?: unknown; response?: { error?: { message?: unknown; code?: unknown } }; message?: unknown; code?: unknown };
+        let event: { type?: unknown; delta?: unknown; sequence_number?: unknown; response?: Json & { error?: { message?: unknown; code?: unknown } }; message?: unknown; code?: unknown };
         try {
           event = JSON.parse(line.slice(5));
         } catch {
@@ -175,11 +188,17 @@ export function nativeResponsesReader(): StreamReader {
           throw new UpstreamPayloadError(typeof e.message === 'string' ? e.message : 'the upstream reported an error', typeof e.code === 'string' ? e.code : null);
         }
         if (!BEFORE_OUTPUT.has(type)) output = true;
+        if (type === 'response.output_text.delta' && typeof event.delta === 'string') text.push(event.delta);
         if (FINAL.has(type)) {
           finished = true;
           usage = responsesStreamUsage(event) ?? usage;
+          const billed = event.response && shown(usage, () => text.join(''));
+          if (billed) {
+            showResponsesUsage(event.response!, billed);
+            open = true;
+            return `data: ${JSON.stringify(event)}\n`;
+          }
         }
-        if (type === 'response.output_text.delta' && typeof event.delta === 'string') text.push(event.delta);
       }
       open = line !== '';
       return line + '\n';

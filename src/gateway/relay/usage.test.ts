@@ -4,6 +4,8 @@ import { nativeGenerateContentReader, nativeMessagesReader } from './native-read
 import { nativeResponsesReader } from './readers.js';
 import { checkedUsage, usageBounds } from './usage.js';
 import { costOf } from './pricing.js';
+import type { UsageShown } from './shown-usage.js';
+import { chatUsage } from './wire/types.js';
 
 const count = { prompt: () => 7, completion: () => 3 };
 const sse = (events: unknown[]) => events.flatMap((e) => [`data: ${JSON.stringify(e)}`, '']);
@@ -54,4 +56,24 @@ test('native stream readers hand a wrong count on as NaN (checked and counted), 
   const responses = nativeResponsesReader();
   for (const l of sse([{ type: 'response.output_text.delta', delta: 'Hi' }, { type: 'response.completed', response: { usage: { input_tokens: -3, output_tokens: 2 } } }])) responses.line(l);
   assert.ok(Number.isNaN(responses.usage()!.prompt_tokens));
+});
+
+test('native stream readers re-write only the events whose usage is replaced, with the billed counts', () => {
+  const billed = chatUsage(7, 3);
+  const shown: UsageShown = (u) => (u && Object.values(u).some((v) => typeof v === 'number' && Number.isNaN(v)) ? billed : null);
+  const data = (out: string[]) => out.filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+  const pass = (reader: { line(l: string): string }, events: unknown[]) => sse(events).map((l) => reader.line(l));
+
+  const start = { type: 'message_start', message: { id: 'm', usage: { input_tokens: 12, output_tokens: 1 } } };
+  const anthropic = pass(nativeMessagesReader(shown), [start, { type: 'content_block_delta', delta: { type: 'text_delta', text: 'Hi' } }, { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: -5 } }, { type: 'message_stop' }]);
+  assert.equal(anthropic[0], `data: ${JSON.stringify(start)}\n`, 'a sound event goes out as it came');
+  assert.deepEqual(data(anthropic)[2].usage, { input_tokens: 7, output_tokens: 3 });
+  assert.deepEqual(data(anthropic)[2].delta, { stop_reason: 'end_turn' });
+
+  const gemini = data(pass(nativeGenerateContentReader(shown), [{ candidates: [{ content: { parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 'x', totalTokenCount: 5 } }]));
+  assert.deepEqual(gemini[0].usageMetadata, { promptTokenCount: 7, candidatesTokenCount: 3, totalTokenCount: 10 });
+
+  const responses = data(pass(nativeResponsesReader(shown), [{ type: 'response.output_text.delta', delta: 'Hi' }, { type: 'response.completed', response: { id: 'r', usage: { input_tokens: -3, output_tokens: 2, total_tokens: -1 } } }]));
+  assert.equal(responses[1].response.id, 'r');
+  assert.deepEqual([responses[1].response.usage.input_tokens, responses[1].response.usage.output_tokens, responses[1].response.usage.total_tokens], [7, 3, 10]);
 });

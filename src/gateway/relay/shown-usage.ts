@@ -1,0 +1,93 @@
+import type { RelayCall } from '../../contract/relay.js';
+import type { UsageCheck } from './usage.js';
+import { objectOf } from './wire/anthropic-stream.js';
+import { usageMetadataOf } from './wire/gemini-caller.js';
+import { responsesUsageOf } from './wire/responses.js';
+import { chatUsage, type ChatUsage, type Json } from './wire/types.js';
+
+/**
+ * An answer passed through in the caller's format carries the upstream's usage. When the relay did not
+ * believe those numbers (see checkedUsage), the caller is shown the ones it was billed for instead, in its
+ * format's own fields; every other field of the usage object stays as the upstream wrote it.
+ */
+
+/** Usage of an upstream whose counts may be wrong, checked against the text so far (read only when needed). */
+export type UsageShown = (u: ChatUsage | null, text: () => string) => ChatUsage | null;
+
+/** A reader that shows the upstream's usage as it came. */
+export const upstreamUsageShown: UsageShown = () => null;
+
+/** The billed usage in chat terms when the check replaced any of the upstream's counts, else null. */
+export function billedUsage(check: UsageCheck): ChatUsage | null {
+  if (!check.rejected) return null;
+  const u = check.usage;
+  return chatUsage(u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.reasoning_tokens);
+}
+
+/** Writes `values` into `holder[key]`, keeping the upstream's other fields. */
+function merge(holder: Json, key: string, values: Json): void {
+  holder[key] = { ...objectOf(holder[key]), ...values };
+}
+
+/** A detail count is written only where the upstream wrote one (its value may have been the wrong one). */
+function details(usage: Json, key: string, field: string, value: number): Json {
+  const d = objectOf(usage[key]);
+  return key in usage ? { [key]: { ...d, [field]: value } } : {};
+}
+
+/** OpenAI chat completions and chunks: `usage.prompt_tokens/completion_tokens/total_tokens` (and the details). */
+export function showChatUsage(holder: Json, u: ChatUsage): void {
+  const old = objectOf(holder.usage);
+  merge(holder, 'usage', {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    ...details(old, 'prompt_tokens_details', 'cached_tokens', u.prompt_tokens_details?.cached_tokens ?? 0),
+    ...details(old, 'completion_tokens_details', 'reasoning_tokens', u.completion_tokens_details?.reasoning_tokens ?? 0),
+  });
+}
+
+/** OpenAI embeddings: only prompt tokens. */
+function showEmbeddingsUsage(holder: Json, u: ChatUsage): void {
+  merge(holder, 'usage', { prompt_tokens: u.prompt_tokens, total_tokens: u.prompt_tokens });
+}
+
+/** A Responses `response` object: `usage.input_tokens/output_tokens/total_tokens` and their details. */
+export function showResponsesUsage(response: Json, u: ChatUsage): void {
+  merge(response, 'usage', responsesUsageOf(u));
+}
+
+/**
+ * An Anthropic usage holder (a message, or a message_delta event): input_tokens leave out the cached part
+ * (read or written) that the billed prompt includes. `reported` is the usage the upstream gave (a stream's,
+ * merged over its events).
+ */
+export function showMessagesUsage(holder: Json, u: ChatUsage, reported: Json = objectOf(holder.usage)): void {
+  const old = reported;
+  const cacheRead = u.prompt_tokens_details?.cached_tokens ?? 0;
+  const written = typeof old.cache_creation_input_tokens === 'number' && Number.isSafeInteger(old.cache_creation_input_tokens) && old.cache_creation_input_tokens >= 0 ? old.cache_creation_input_tokens : 0;
+  const creation = Math.min(written, Math.max(0, u.prompt_tokens - cacheRead));
+  merge(holder, 'usage', {
+    input_tokens: u.prompt_tokens - cacheRead - creation,
+    output_tokens: u.completion_tokens,
+    ...('cache_read_input_tokens' in old || cacheRead > 0 ? { cache_read_input_tokens: cacheRead } : {}),
+    ...('cache_creation_input_tokens' in old ? { cache_creation_input_tokens: creation } : {}),
+  });
+}
+
+/** A Gemini GenerateContentResponse: `usageMetadata.promptTokenCount/candidatesTokenCount/totalTokenCount`. */
+export function showGeminiUsage(response: Json, u: ChatUsage): void {
+  const old = objectOf(response.usageMetadata);
+  const shown = usageMetadataOf(u);
+  for (const key of ['thoughtsTokenCount', 'cachedContentTokenCount']) if (key in old && !(key in shown)) shown[key] = 0;
+  merge(response, 'usageMetadata', shown);
+}
+
+/** Writes the billed usage into a whole answer in the caller's format. */
+export function showUsage(format: RelayCall['format'], answer: Json, u: ChatUsage): void {
+  if (format === 'chat') showChatUsage(answer, u);
+  else if (format === 'embeddings') showEmbeddingsUsage(answer, u);
+  else if (format === 'responses') showResponsesUsage(answer, u);
+  else if (format === 'anthropic') showMessagesUsage(answer, u);
+  else showGeminiUsage(answer, u);
+}
