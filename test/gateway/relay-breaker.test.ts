@@ -25,6 +25,8 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
       const name = r.path.split('/')[1]!;
       const key = String(r.headers.authorization ?? '').slice(7);
       if (key.endsWith('-bad')) return sendJson(res, 401, { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } });
+      // A call still in flight when its channel opens or pauses: it fails later.
+      if (name !== 'ok' && r.json?.messages?.[0]?.content === 'fail late') return void setTimeout(() => sendJson(res, 500, { error: { message: 'late boom' } }), 400);
       const m = mode[name] ?? 'ok';
       if (m === 'fail') return sendJson(res, 500, { error: { message: 'boom' } });
       if (m === 'rate') {
@@ -92,6 +94,37 @@ eachDatabase('relay circuit breakers, Retry-After and budgets', (v) => {
     for (let i = 0; i < 50 && (await statusOf(flaky)).status !== 1; i++) await sleep(20);
     assert.equal((await statusOf(flaky)).status, 1, 'closed again');
     assert.match((await statusOf(flaky)).other_info, /a probe succeeded/);
+  });
+
+  test('failures of calls in flight when the breaker opened or Retry-After paused the channel send it no canned probe', async () => {
+    const m = await model();
+    const late = (model: string) => () => relay(s.url, '/chat/completions', { model, messages: [{ role: 'user', content: 'fail late' }] });
+    mode.b = 'fail';
+    const b = await channel('b', m, { priority: 10 });
+    await channel('ok', m);
+    // Three calls reach b and fail only after three others have opened it (the third's canned probe failed too).
+    let inFlight = Promise.all(Array.from({ length: 3 }, late(m)));
+    await sleep(100);
+    for (let i = 0; i < 3; i++) await call(m);
+    await s.relay.breaker.settled();
+    assert.equal((await statusOf(b)).status, 3);
+    let before = hits('b');
+    assert.ok((await inFlight).every((r) => r.status === 200));
+    await s.relay.breaker.settled();
+    assert.equal(hits('b'), before, 'open: the late failures sent nothing to it');
+
+    const m2 = await model();
+    const c = await channel('c', m2, { priority: 10 });
+    await channel('ok', m2);
+    inFlight = Promise.all(Array.from({ length: 3 }, late(m2)));
+    await sleep(100);
+    mode.c = 'rate';
+    await call(m2);
+    before = hits('c');
+    assert.ok((await inFlight).every((r) => r.status === 200));
+    await s.relay.breaker.settled();
+    assert.equal(hits('c'), before, 'paused by Retry-After: the late failures sent nothing to it');
+    assert.equal((await statusOf(c)).status, 1);
   });
 
   test('half-open lets at most one probe through at a time; a manually disabled channel is never probed', async () => {

@@ -638,7 +638,8 @@ eachDatabase('relay chaos: flapping upstreams, breakers, Retry-After, failover a
       const seen = timeline.get(name)!;
       const opened = seen.filter((x) => x.status === 3);
       assert.ok(opened.length >= 1, `${name} never opened: ${JSON.stringify(seen)}`);
-      for (const o of opened) assert.match(o.reason, /^breaker: 3 failures within 10 s, the last /);
+      // The third failure asks the canned probe; while Retry-After pauses the channel (or a probe is under way) a later one does.
+      for (const o of opened) assert.ok(Number(/^breaker: (\d+) failures within 10 s, the last /.exec(o.reason)?.[1]) >= 3, `${name} opened: ${o.reason}`);
       assert.equal(seen.at(-1)!.status, 1, `${name} did not close: ${JSON.stringify(seen)}`);
       assert.equal(seen.at(-1)!.reason, 'breaker: a probe succeeded');
       for (const o of opened) {

@@ -23,8 +23,11 @@ export const guardId = (g: { row: { id: number }; keyIndex: number | null }) => 
 
 type BreakerConfig = Config['gateway']['relay']['breaker'];
 
-/** The channel test's canned request sent to a channel (or key): null when it cannot be sent (the channel is gone). */
-export type CannedProbe = (g: Guarded) => Promise<ProbeOutcome | null>;
+/**
+ * The channel test's canned request sent to a channel (or key): null when it cannot be sent (the channel is
+ * gone) or is no longer in the state asked about (`disabled`: by the system, half-open; else enabled).
+ */
+export type CannedProbe = (g: Guarded, disabled: boolean) => Promise<ProbeOutcome | null>;
 
 /** Failures that say nothing about the channel: the request's own (400, 413, 422), one it cannot carry, the relay's own (a bug, a local limit). */
 function channelFault(f: AttemptFailure): boolean {
@@ -136,7 +139,10 @@ export class Breaker {
     const run = async () => {
       if (!(await this.probes.acquire(slot, 1))) return;
       try {
-        const outcome = await this.probeChannel(g);
+        // Calls in flight when the breaker opened (or Retry-After paused the channel) fail later: that asks nothing
+        // of a channel already out of use, and an open one gets no traffic.
+        if ((await this.unusable([id])).size) return;
+        const outcome = await this.probeChannel(g, halfOpen);
         if (!outcome) return;
         if (outcome.ok) {
           await this.windows.clear(`fail:${id}`);

@@ -10,12 +10,12 @@ import { STATUS } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { RatioSyncService } from '../ratio-sync/service.js';
 import type { Registry } from 'prom-client';
-import { Breaker, type Guarded } from './breaker.js';
+import { Breaker, type CannedProbe } from './breaker.js';
 import { RelayMetrics } from './metrics.js';
 import { RelayEngine } from './engine.js';
 import { RelayLogWriter } from './log-writer.js';
 import { Pricing } from './pricing.js';
-import { Routing, type OpenChannel } from './routing.js';
+import { isDormant, Routing, type OpenChannel } from './routing.js';
 
 const BUDGET_ACTOR = { id: 0, name: 'system:budget' };
 
@@ -36,9 +36,9 @@ export function createRelay(ctx: GatewayContext, s: { channels: ChannelService; 
   const probes = runtime?.redis ? redisInFlight(runtime.redis, `${prefix}probe:`, 300) : memoryInFlight();
   let routing: Routing;
   /** The channel test's request (G34's) to one channel or key: what decides whether callers' failures are the channel's. */
-  const probeChannel = async (g: Guarded) => {
+  const probeChannel: CannedProbe = async (g, disabled) => {
     const c = await routing.channel(g.row.id, true);
-    return c ? (await s.tests.run(c.target(g.keyIndex), {})).outcome : null;
+    return c && isDormant(c, g.keyIndex) === disabled ? (await s.tests.run(c.target(g.keyIndex), {})).outcome : null;
   };
   const breaker = new Breaker(ctx, windows, probes, () => routing.invalidate(), probeChannel);
   routing = new Routing(s.channels, breaker, r.routeCacheMs);

@@ -34,6 +34,11 @@ export interface OpenChannel {
 
 const DORMANT_LIMIT = 16;
 
+/** Whether the system disabled the channel (or, of a multi-key channel, the key): what a half-open breaker probes. */
+export function isDormant(c: OpenChannel, keyIndex: number | null): boolean {
+  return keyIndex === null ? c.row.status === STATUS.auto : c.dormantKeys.some((k) => k.index === keyIndex);
+}
+
 /**
  * The relay's view of the channels: candidates per (group, model) and opened channels, each re-read from the
  * database after `ttlMs` (other instances' changes show within that time) and dropped at once when this
