@@ -54,9 +54,10 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
       restrictSqliteFiles(file);
     }
     const handle = opts.readOnly ? new SQLite(file, { readonly: true, fileMustExist: true }) : new SQLite(file);
-    // Before switching to WAL, which takes the write lock: another process may be opening the file too.
     handle.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    if (!opts.readOnly) handle.pragma('journal_mode = WAL');
+    // Switching a new file to WAL takes its write lock, and a process closing the file last takes it to
+    // checkpoint: another process starting alongside waits for those however long they take.
+    if (!opts.readOnly) await whenUnlocked(handle, () => handle.pragma('journal_mode = WAL'));
     if (!opts.readOnly) handle.pragma('synchronous = NORMAL');
     handle.pragma('foreign_keys = ON');
     const cacheKib = opts.sqliteCacheMb ? opts.sqliteCacheMb * 1024 : undefined;
@@ -192,7 +193,7 @@ export function cachingStatements(handle: SQLite.Database): SQLite.Database {
 export async function migrate(database: Database<any>, tablePrefix: string, migrations: Record<string, Migration>) {
   const handle = sqliteHandleOf(database.db);
   if (!handle) return runMigrations(database, tablePrefix, migrations);
-  await beginExclusive(handle);
+  await whenUnlocked(handle, () => handle.exec('begin exclusive'));
   try {
     await runMigrations(database, tablePrefix, migrations);
   } catch (e) {
@@ -207,19 +208,20 @@ const MIGRATION_LOCK_WAIT_MS = 60 * 60 * 1000;
 const MIGRATION_LOCK_POLL_MS = 25;
 
 /**
- * BEGIN EXCLUSIVE, waiting for another process's migration without blocking this one's event loop (SQLite's
- * busy timeout waits synchronously): tried with no busy wait, then again after a pause.
+ * Runs `step` once the lock it needs is free, waiting for another process without blocking this one's event
+ * loop (SQLite's busy timeout waits synchronously, gives up after SQLITE_BUSY_TIMEOUT_MS, and is skipped
+ * altogether when waiting could deadlock): tried with no busy wait, then again after a pause.
  */
-async function beginExclusive(handle: SQLite.Database) {
+async function whenUnlocked<T>(handle: SQLite.Database, step: () => T): Promise<T> {
   const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
   handle.pragma('busy_timeout = 0');
   try {
     for (;;) {
       try {
-        handle.exec('begin exclusive');
-        return;
+        return step();
       } catch (e) {
-        if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw e;
+        // SQLITE_BUSY and its extended codes (SQLITE_BUSY_RECOVERY, SQLITE_BUSY_SNAPSHOT, …).
+        if (!String((e as { code?: string }).code).startsWith('SQLITE_BUSY') || Date.now() > deadline) throw e;
       }
       await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
     }
