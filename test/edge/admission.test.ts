@@ -134,6 +134,20 @@ eachDatabase('edge admission', (variant) => {
     assert.notEqual(poor.json.runId, first.json.runId);
   });
 
+  test('a replay is answered from its key even after the model was disabled', async () => {
+    assert.equal((await s.cli('edge', 'model', 'set', 'gpt-later-off', '--reserve', '10')).error, null);
+    const body = { publicModelId: 'gpt-later-off', input: 'kept' };
+    const k = idem();
+    const first = await s.respond(key, body, { 'idempotency-key': k });
+    assert.equal(first.status, 202);
+    assert.equal((await s.cli('edge', 'model', 'set', 'gpt-later-off', '--reserve', '10', '--disabled')).error, null);
+    const again = await s.respond(key, body, { 'idempotency-key': k });
+    assert.equal(again.status, 202, JSON.stringify(again.json));
+    assert.deepEqual(again.json, first.json);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assertError(await s.respond(key, body, { 'idempotency-key': idem() }), 400, 'model_disabled');
+  });
+
   test('a key past EDGE_IDEMPOTENCY_TTL_SECONDS is free again, even before the sweep removed it', async () => {
     const k = idem();
     assert.equal((await s.respond(key, { publicModelId: 'gpt-test', input: 'first' }, { 'idempotency-key': k })).status, 202);

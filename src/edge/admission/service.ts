@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { RelayPort, RelayQuote } from '../../contract/relay.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import { sha256 } from '../../kit/crypto/tokens.js';
@@ -6,7 +7,7 @@ import { canonicalJson } from '../../kit/json/canonical.js';
 import type { EdgeContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import type { EdgeIdentity } from '../keys/service.js';
-import type { RelayPort } from '../../contract/relay.js';
+import { modelOf } from '../models/store.js';
 import { callerOf, runRequest } from '../runs/execute.js';
 import { reserveRun, servableModel } from '../runs/reserve.js';
 import { dropExpiredIdempotency, idempotencyOf, insertIdempotency } from './store.js';
@@ -51,6 +52,21 @@ export class AdmissionService {
     await dropExpiredIdempotency(this.ctx.db, now - this.ctx.config.edge.idempotencyTtlSeconds);
   }
 
+  /**
+   * The relay's quote for a run, asked before the transaction (it is a call to the relay). A model that cannot
+   * be served gets none: the transaction refuses it after the idempotency key, so a replay is still answered.
+   * A run waits for its relay: without a quote it is admitted on the model's reserve, and a refusal ends it
+   * when it executes.
+   */
+  private async quoteOf(ownerId: number, body: AdmissionRequest['body']): Promise<RelayQuote | null> {
+    const model = await modelOf(this.ctx.db, body.publicModelId);
+    if (!model?.enabled) return null;
+    return this.relay.quote({ ...runRequest(model, body.input), caller: callerOf(ownerId, model) }).catch((e) => {
+      this.ctx.log.warn({ code: (e as { code?: string })?.code ?? 'relay_unreachable' }, 'edge: a run admitted without a quote');
+      return null;
+    });
+  }
+
   async admit(r: AdmissionRequest, retried = false): Promise<{ admission: Admission; replayed: boolean }> {
     if (r.apiVersion !== 'v1') throw new Error(`admission: unsupported apiVersion ${String(r.apiVersion)}`);
     const ownerId = r.identity.ownerId;
@@ -59,12 +75,7 @@ export class AdmissionService {
     const now = Date.now();
     const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
-      const quoted = await servableModel(this.ctx.db, r.body.publicModelId, 'publicModelId');
-      const quote = await this.relay.quote({ ...runRequest(quoted, r.body.input), caller: callerOf(ownerId, quoted) }).catch((e) => {
-        // A run waits for its relay: admitted on the model's reserve; a refusal ends it when it executes.
-        this.ctx.log.warn({ code: (e as { code?: string })?.code ?? 'relay_unreachable' }, 'edge: a run admitted without a quote');
-        return null;
-      });
+      const quote = await this.quoteOf(ownerId, r.body);
       const amount = await this.ctx.db.transaction().execute(async (trx) => {
         await insertIdempotency(trx, { owner_id: ownerId, key: r.idempotencyKey, body_hash: bodyHash, response: JSON.stringify(admission), created_at: Math.floor(now / 1000) });
         const model = await servableModel(trx, r.body.publicModelId, 'publicModelId');
