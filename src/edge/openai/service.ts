@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { RelayAnswer, RelayFormat, RelayPort, RelaySummary } from '../../contract/relay.js';
+import type { QuotedCall, RelayAnswer, RelayCall, RelayFormat, RelayPort, RelaySummary } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { InFlight } from '../../kit/ratelimit/inflight.js';
 import type { EdgeContext } from '../context.js';
@@ -39,7 +39,8 @@ export class SyncCalls {
     if (typeof publicModelId !== 'string' || !publicModelId) throw new AppError('invalid_request_body', { params: { detail: 'model is required', field: 'model' } });
     const model = await servableModel(this.ctx.db, publicModelId, 'model');
     const ownerId = c.identity.ownerId;
-    const quote = await this.relay.quote({ format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(ownerId, model) }).catch((e) => {
+    const asked: QuotedCall = { format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(ownerId, model) };
+    const quote = await this.relay.quote(asked).catch((e) => {
       throw this.callerError(e);
     });
     const limit = this.ctx.config.edge.runs.ownerConcurrency;
@@ -71,7 +72,7 @@ export class SyncCalls {
         }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
-      const answer = await this.relayed(c, runId, model, amount + Number(model.overdraft));
+      const answer = await this.relayed({ ...asked, requestId: runId, signal: c.signal, headers: c.headers, budget: amount + Number(model.overdraft) });
       if (answer.kind === 'json') {
         await this.settle(runId, answer.summary);
         release();
@@ -91,12 +92,13 @@ export class SyncCalls {
     }
   }
 
-  private async relayed(c: SyncCall, runId: string, model: Parameters<typeof gatewayModelOf>[0] & { group_name: string }, budget: number): Promise<RelayAnswer> {
+  private async relayed(call: RelayCall): Promise<RelayAnswer> {
+    const runId = call.requestId;
     try {
-      return await this.relay.relay({ format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(c.identity.ownerId, model), requestId: runId, signal: c.signal, headers: c.headers, budget });
+      return await this.relay.relay(call);
     } catch (e) {
       const summary = failureSummary(e);
-      const gone = c.signal.aborted;
+      const gone = call.signal?.aborted === true;
       await settleRun(this.ctx, runId, { status: gone ? 'cancelled' : 'failed', ...costOf(summary), error: failureOf(e), source: 'sync' }).catch((err) => this.ctx.log.error({ err: { message: (err as Error).message }, runId }, 'edge: failed call not settled'));
       throw this.callerError(e);
     }
