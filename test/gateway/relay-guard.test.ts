@@ -50,7 +50,7 @@ eachDatabase('relay guard: hostile bodies, callers\' own failures and unspeakabl
     root = await s.staff('root', 'root');
   });
   after(async () => {
-    await (s.relay.breaker as any).settled?.();
+    await s.relay.breaker.settled();
     assert.ok(!s.everything().includes(KEY), 'a key leaked');
     await s.close();
     await up.close();
@@ -103,7 +103,7 @@ eachDatabase('relay guard: hostile bodies, callers\' own failures and unspeakabl
       await assert.rejects(r, (e: any) => e.code === 'relay_internal_error' && e.options.data.status === 500 && !/BigInt/.test(JSON.stringify(e.options)));
     }
     assert.equal(hits('own') + hits('own2'), 0);
-    await (s.relay.breaker as any).settled?.();
+    await s.relay.breaker.settled();
     assert.equal(await statusOf(first), 1, 'not disabled');
     assert.equal((await call(m, 'hello')).json.choices[0].message.content, 'own');
     assert.ok(/internal error during a call/.test(s.log.text()), 'logged for staff');
@@ -117,7 +117,7 @@ eachDatabase('relay guard: hostile bodies, callers\' own failures and unspeakabl
     for (let i = 0; i < 20; i++) other.push(await call(m, `question ${i}`));
     const failed = await Promise.all(attacker);
     assert.ok(failed.every((r) => r.status === 504), failed.map((r) => r.status).join());
-    await (s.relay.breaker as any).settled?.();
+    await s.relay.breaker.settled();
     for (let i = 0; i < 5; i++) other.push(await call(m, `later ${i}`));
     assert.deepEqual(other.map((r) => r.status), Array(25).fill(200));
     assert.equal(await statusOf(id), 1, 'still enabled');
@@ -128,7 +128,7 @@ eachDatabase('relay guard: hostile bodies, callers\' own failures and unspeakabl
     const m = await model();
     const id = await channel('refuses', m);
     for (let i = 0; i < 10; i++) assert.equal((await call(m, 'BAD content', 'owner-a')).status, 400);
-    await (s.relay.breaker as any).settled?.();
+    await s.relay.breaker.settled();
     assert.equal(cannedProbes('refuses'), 0);
     assert.equal(await statusOf(id), 1);
     assert.equal((await call(m, 'fine')).status, 200);
@@ -140,7 +140,7 @@ eachDatabase('relay guard: hostile bodies, callers\' own failures and unspeakabl
     const id = await channel('broken', m, { priority: 10 });
     await channel('spare', m);
     for (let i = 0; i < 3; i++) assert.equal((await call(m, 'hello', 'owner-a')).json.choices[0].message.content, 'spare');
-    await (s.relay.breaker as any).settled?.();
+    await s.relay.breaker.settled();
     assert.equal(await statusOf(id), 3);
     assert.equal(cannedProbes('broken'), 1);
     const row = await s.ctx.db.selectFrom('channels').select('other_info').where('id', '=', id).executeTakeFirstOrThrow();

@@ -165,7 +165,7 @@ export class Breaker {
 
   private readonly pending = new Set<Promise<unknown>>();
 
-  /** Until the canned probes under way have decided (tests, shutdown). */
+  /** Until the canned probes under way have decided (for tests: a probe runs after the call that asked for it). */
   async settled(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
   }

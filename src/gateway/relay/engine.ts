@@ -150,7 +150,7 @@ export class RelayEngine implements RelayPort {
     const firstByteMs = Math.round(performance.now() - startedAt);
     let settle!: (s: RelaySummary) => void;
     const summary = new Promise<RelaySummary>((resolve) => (settle = resolve));
-    const warnUsage = this.warnUsage.bind(this);
+    const warnUsage = (p: Plan, l: Leg, rejected: Record<string, unknown> | null) => this.warnUsage(p, l, rejected);
     const finish = (status: number, errorCode: string | null, detail: string | null = null) => {
       const usage = usageOf(reader.usage(), plan, reader.text());
       warnUsage(plan, leg, usage.rejected);
