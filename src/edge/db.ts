@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Table types of the edge database (its own database; nothing else reads or writes it). */
 export interface EdgeMetaTable {
   key: string;
@@ -30,6 +32,9 @@ export interface EdgeWalletTable {
   /** Bumped on every change (credit, reservation); the aggregateRevision of wallet events. */
   revision: number;
   updated_at: number;
+  /** new-api's used_quota and request_count: units charged and calls settled, kept by each settlement. */
+  used_quota: Generated<number>;
+  request_count: Generated<number>;
 }
 
 /** A public model id clients name, with the amount one request reserves. */
@@ -79,6 +84,11 @@ export interface EdgeRunTable {
   started_at: number | null;
   finished_at: number | null;
   deadline_at: number;
+  /** The account user's token that made the call (0: a CLI key) and its name then. */
+  token_id: number;
+  token_name: string;
+  /** 1: the answer was streamed. */
+  stream: number;
 }
 
 export interface EdgeSettlementTable {
@@ -161,6 +171,50 @@ export interface EdgeCreditTable {
   amount: number;
   wallet: string;
   created_at: number;
+  /** credit (CLI, console), topup (a redeemed code), adjust (an admin's edit), signup, import. */
+  kind: Generated<string>;
+  reason: Generated<string>;
+}
+
+/** An account user's API token (new-api's token) on one developer key; times in seconds. */
+export interface EdgeTokenTable {
+  id: number;
+  key_id: string;
+  owner_id: number;
+  name: string;
+  /** The masked key every read shows. */
+  key_hint: string;
+  status: number;
+  expired_time: number;
+  remain_quota: number;
+  unlimited_quota: number;
+  model_limits_enabled: number;
+  model_limits: string;
+  allow_ips: string;
+  group_name: string;
+  used_quota: number;
+  accessed_time: number;
+  created_time: number;
+  /** The full key sealed with the edge key until its one showing (then null), and until when it may be shown. */
+  pending_key: string | null;
+  pending_until: number | null;
+  deleted_at: number | null;
+}
+
+/** A top-up code (new-api's redemption); only the SHA-256 of the code is kept. Times in seconds. */
+export interface EdgeRedemptionTable {
+  id: number;
+  name: string;
+  key_hash: string;
+  key_hint: string;
+  status: number;
+  quota: number;
+  created_time: number;
+  redeemed_time: number;
+  used_owner_id: number;
+  expired_time: number;
+  created_by: string;
+  deleted_at: number | null;
 }
 
 /** A change of money, prices, keys or webhooks: who (`cli:<user>`, `staff:<name>`), what, names and counts (never a secret). */
@@ -187,6 +241,8 @@ export interface EdgeDB {
   edge_settlements: EdgeSettlementTable;
   edge_credits: EdgeCreditTable;
   edge_audit: EdgeAuditTable;
+  edge_tokens: EdgeTokenTable;
+  edge_redemptions: EdgeRedemptionTable;
 }
 
 export function nowSeconds(): number {

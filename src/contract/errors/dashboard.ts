@@ -9,4 +9,25 @@ export const dashboardErrors = {
     en: 'This account has no password; set one through a password reset',
     zh: '该账户尚未设置密码，请通过重置密码设置',
   },
+  // The customer API (issue 30): new-api's token, log, redemption and top-up handlers answer HTTP 200 with
+  // success false; so do these, for its dashboard. Only an unreachable edge is a real 503.
+  CUSTOMER_INVALID: { status: 200, en: 'Invalid input: {detail}', zh: '输入不合法：{detail}' },
+  TOKEN_NOT_FOUND: { status: 200, en: 'No such token', zh: '令牌不存在' },
+  TOKEN_KEY_ALREADY_SHOWN: {
+    status: 200,
+    en: 'This key was already shown once and is stored only hashed; create a new token to get a new key',
+    zh: '该密钥已展示过一次且仅以哈希形式保存；如需新密钥请创建新令牌',
+  },
+  TOPUP_CODE_INVALID: { status: 200, en: 'Invalid or already used top-up code', zh: '兑换码无效或已被使用' },
+  TOPUP_CODE_NOT_FOUND: { status: 200, en: 'No such top-up code', zh: '兑换码不存在' },
+  QUOTA_BELOW_RESERVED: {
+    status: 200,
+    en: 'The balance cannot go below what running calls hold: {detail}',
+    zh: '余额不能低于进行中调用所预留的额度：{detail}',
+  },
+  EDGE_UNAVAILABLE: {
+    status: 503,
+    en: 'Keys, balances and usage are served by the edge, which is not reachable from this service',
+    zh: '密钥、余额与用量由边缘服务提供，当前无法访问',
+  },
 } satisfies ErrorCatalog;

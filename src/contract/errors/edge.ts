@@ -75,6 +75,16 @@ export const edgeErrors = {
     en: 'Insufficient balance: this request reserves {amount}, {available} is available',
     zh: '余额不足：本次请求需预留 {amount}，可用 {available}',
   },
+  token_expired: { status: 401, type: 'invalid_request_error', en: 'This API key has expired', zh: '该 API 密钥已过期' },
+  token_disabled: { status: 401, type: 'invalid_request_error', en: 'This API key is disabled', zh: '该 API 密钥已禁用' },
+  token_quota_exhausted: {
+    status: 403,
+    type: 'insufficient_quota',
+    en: 'This API key has reached its spending limit: {remaining} left, this request needs {amount}',
+    zh: '该 API 密钥已达到消费上限：剩余 {remaining}，本次请求需要 {amount}',
+  },
+  model_not_allowed: { status: 403, type: 'invalid_request_error', en: 'This API key may not use the model {model}', zh: '该 API 密钥无权使用模型 {model}' },
+  ip_not_allowed: { status: 403, type: 'invalid_request_error', en: 'This API key may not be used from this address', zh: '该 API 密钥不允许从此地址使用' },
   rate_limited: {
     status: 429,
     type: 'rate_limit_error',

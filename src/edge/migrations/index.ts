@@ -190,5 +190,64 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
           .execute();
       },
     },
+    '0006_customers': {
+      async up(db: Kysely<any>) {
+        // An account user's API token (new-api's tokens): one developer key (edge_keys) with the customer's
+        // limits. The key itself is never stored; `pending_key` holds it sealed until its one showing.
+        await db.schema
+          .createTable('edge_tokens')
+          .addColumn('id', id, pk)
+          .addColumn('key_id', 'varchar(22)', (c) => c.notNull().unique())
+          .addColumn('owner_id', 'bigint', (c) => c.notNull().references('edge_owners.id'))
+          .addColumn('name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('key_hint', 'varchar(32)', (c) => c.notNull())
+          .addColumn('status', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('expired_time', 'bigint', (c) => c.notNull().defaultTo(-1))
+          .addColumn('remain_quota', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('unlimited_quota', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('model_limits_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('model_limits', 'text', (c) => c.notNull())
+          .addColumn('allow_ips', 'text', (c) => c.notNull())
+          .addColumn('group_name', 'varchar(64)', (c) => c.notNull().defaultTo(''))
+          .addColumn('used_quota', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('accessed_time', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_time', 'bigint', (c) => c.notNull())
+          .addColumn('pending_key', 'text')
+          .addColumn('pending_until', 'bigint')
+          .addColumn('deleted_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('edge_tokens_owner').on('edge_tokens').columns(['owner_id', 'id']).execute();
+        // Top-up codes (new-api's redemptions): only the SHA-256 of a code is kept; a code credits once.
+        await db.schema
+          .createTable('edge_redemptions')
+          .addColumn('id', id, pk)
+          .addColumn('name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('key_hash', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('key_hint', 'varchar(32)', (c) => c.notNull())
+          .addColumn('status', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('quota', 'bigint', (c) => c.notNull())
+          .addColumn('created_time', 'bigint', (c) => c.notNull())
+          .addColumn('redeemed_time', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('used_owner_id', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('expired_time', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_by', 'varchar(80)', (c) => c.notNull())
+          .addColumn('deleted_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('edge_redemptions_owner').on('edge_redemptions').columns(['used_owner_id', 'redeemed_time']).execute();
+        // The usage log's columns: which token made the call (its name then), and whether it streamed.
+        const run = (name: string, type: string, build?: (c: any) => any) => db.schema.alterTable('edge_runs').addColumn(name, type as 'text', build).execute();
+        await run('token_id', 'bigint', (c) => c.notNull().defaultTo(0));
+        await run('token_name', 'varchar(64)', (c) => c.notNull().defaultTo(''));
+        await run('stream', 'integer', (c) => c.notNull().defaultTo(0));
+        await db.schema.createIndex('edge_runs_finished').on('edge_runs').column('finished_at').execute();
+        // new-api's used_quota and request_count of a user, kept with the wallet by each settlement.
+        await db.schema.alterTable('edge_wallets').addColumn('used_quota', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('edge_wallets').addColumn('request_count', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        // What a credit was (credit, topup, adjust, signup, import) and why: the usage log's top-up and manage rows.
+        await db.schema.alterTable('edge_credits').addColumn('kind', 'varchar(16)', (c) => c.notNull().defaultTo('credit')).execute();
+        await db.schema.alterTable('edge_credits').addColumn('reason', 'varchar(255)', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema.createIndex('edge_credits_owner').on('edge_credits').columns(['owner_id', 'created_at']).execute();
+      },
+    },
   };
 }

@@ -1,13 +1,13 @@
 import type { Db } from '../keys/store.js';
 import type { EdgeRunTable, RunStatus } from '../db.js';
 
-type Defaulted = 'lease_owner' | 'lease_until' | 'attempts' | 'cancel_requested' | 'output' | 'prompt_tokens' | 'completion_tokens' | 'cost' | 'error_code' | 'error_message' | 'started_at' | 'finished_at';
+type Defaulted = 'lease_owner' | 'lease_until' | 'attempts' | 'cancel_requested' | 'output' | 'prompt_tokens' | 'completion_tokens' | 'cost' | 'error_code' | 'error_message' | 'started_at' | 'finished_at' | 'token_id' | 'token_name' | 'stream';
 export type NewRun = Omit<EdgeRunTable, Defaulted> & Partial<Pick<EdgeRunTable, Defaulted>>;
 
 export async function insertRun(trx: Db, run: NewRun) {
   const row: EdgeRunTable = {
     lease_owner: null, lease_until: null, attempts: 0, cancel_requested: 0, output: null, prompt_tokens: 0, completion_tokens: 0, cost: 0,
-    error_code: null, error_message: null, started_at: null, finished_at: null, ...run,
+    error_code: null, error_message: null, started_at: null, finished_at: null, token_id: 0, token_name: '', stream: 0, ...run,
   };
   await trx.insertInto('edge_runs').values(row).execute();
 }
