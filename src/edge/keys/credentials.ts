@@ -31,3 +31,19 @@ export function secretMatches(secret: string, storedHex: string | null): boolean
   const stored = storedHex && /^[0-9a-f]{64}$/.test(storedHex) ? Buffer.from(storedHex, 'hex') : Buffer.alloc(32);
   return crypto.timingSafeEqual(given, stored) && storedHex !== null;
 }
+
+/**
+ * A key imported from new-api (`sk-` and 48 letters or digits) keeps working unchanged. It has no key id of
+ * its own: its edge key id is derived from the key (a domain-separated SHA-256, so it is not a prefix of
+ * the stored hash), and the stored hash is the SHA-256 of the whole key.
+ */
+const IMPORTED_FORMAT = /^sk-[A-Za-z0-9]{48}$/;
+
+export function isImportedKey(token: string): boolean {
+  return IMPORTED_FORMAT.test(token);
+}
+
+/** The key id of an imported key: 'n' and 21 base64url characters (never starting with '-'). */
+export function importedKeyId(token: string): string {
+  return 'n' + crypto.createHash('sha256').update(`edge-imported-key-id:${token}`, 'utf8').digest('base64url').slice(0, 21);
+}
