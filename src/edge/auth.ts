@@ -2,13 +2,16 @@ import type { FastifyRequest } from 'fastify';
 import type { OperationSpec } from '../contract/types.js';
 import { AppError } from '../kit/http/errors.js';
 import type { RateLimiter } from '../kit/ratelimit/index.js';
-import { CREDENTIAL_PREFIX } from './keys/credentials.js';
+import { CREDENTIAL_PREFIX, isImportedKey } from './keys/credentials.js';
 import type { EdgeIdentity, KeyService } from './keys/service.js';
+import { checkTokenAccess } from './keys/token-limits.js';
 
 /**
- * Authenticates an edge request: only `Authorization: Bearer svc_sk_<keyId>.<secret>`. Anything that
- * looks like a customer session (a Cookie or X-Auth-Session header, a bearer that is not a developer key)
- * is refused with `customer_session_not_accepted`, even beside a valid key. Then the key's rate limit.
+ * Authenticates an edge request: only `Authorization: Bearer svc_sk_<keyId>.<secret>` or an imported new-api
+ * key (`sk-` and 48 letters or digits). Anything that looks like a customer session (a Cookie or
+ * X-Auth-Session header, a bearer that is neither) is refused with `customer_session_not_accepted`, even
+ * beside a valid key. An account user's key is then refused when its token is disabled or expired (401) or
+ * the caller's address is outside its allow_ips (403). Then the key's rate limit.
  */
 export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMinute: number) {
   return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
@@ -19,9 +22,10 @@ export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMin
     const m = /^Bearer +(\S+) *$/i.exec(header);
     if (!m) throw new AppError('invalid_api_key');
     const token = m[1]!;
-    if (!token.startsWith(CREDENTIAL_PREFIX)) throw new AppError('customer_session_not_accepted');
+    if (!token.startsWith(CREDENTIAL_PREFIX) && !isImportedKey(token)) throw new AppError('customer_session_not_accepted');
     const identity = await keys.authenticate(token);
     if (!identity) throw new AppError('invalid_api_key');
+    if (identity.token) checkTokenAccess(identity.token, req.ip);
     req.edgeIdentity = identity;
     const hit = await limiter.hit(`key:${identity.keyId}`, perMinute, 60);
     if (!hit.allowed) throw new AppError('rate_limited', { params: { seconds: hit.retryAfter }, headers: { 'Retry-After': String(hit.retryAfter) } });

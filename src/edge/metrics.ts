@@ -25,7 +25,7 @@ interface OutboxState {
  */
 export class EdgeMetrics {
   private readonly admissions = new Counter({ name: 'edge_admissions_total', help: 'E01 admissions by outcome (admitted, replayed, or the refusal code)', labelNames: ['outcome'], registers: [] });
-  private readonly reservations = new Counter({ name: 'edge_reservations_total', help: 'Wallet reservations by run kind (async admission, sync call) and outcome (reserved, insufficient_balance)', labelNames: ['kind', 'outcome'], registers: [] });
+  private readonly reservations = new Counter({ name: 'edge_reservations_total', help: 'Wallet reservations by run kind (async admission, sync call) and outcome (reserved, insufficient_balance, token_quota_exhausted)', labelNames: ['kind', 'outcome'], registers: [] });
   private readonly reservedUnits = new Counter({ name: 'edge_reserved_units_total', help: 'Wallet units reserved, by run kind', labelNames: ['kind'], registers: [] });
   private readonly settlements = new Counter({ name: 'edge_settlements_total', help: 'Run settlements by outcome (succeeded, failed, cancelled, already_settled, error) and source (worker, sync, cancel, expiry, reconcile)', labelNames: ['outcome', 'source'], registers: [] });
   private readonly settledUnits = new Counter({ name: 'edge_settlement_units_total', help: 'Wallet units of applied settlements by outcome and part (charged, released)', labelNames: ['outcome', 'part'], registers: [] });
@@ -94,9 +94,9 @@ export class EdgeMetrics {
     this.reserved(kind).inc(amount);
   }
 
-  /** A reservation that failed for want of money (other failures are the admission's or the call's). */
+  /** A reservation that failed for want of money in the wallet or on the token (other failures are the admission's or the call's). */
   reservationRefused(kind: 'async' | 'sync', e: unknown) {
-    if (e instanceof AppError && e.code === 'insufficient_balance') this.reservation(kind, 'insufficient_balance').inc();
+    if (e instanceof AppError && (e.code === 'insufficient_balance' || e.code === 'token_quota_exhausted')) this.reservation(kind, e.code).inc();
   }
 
   settled(source: string, outcome: SettlementOutcome, reserved = 0, charged = 0) {

@@ -39,6 +39,8 @@ const CALL = [
   'model_not_found',
   'model_disabled',
   'insufficient_balance',
+  'model_not_allowed',
+  'token_quota_exhausted',
   'concurrency_limited',
   'service_unavailable',
   'relay_invalid_request',

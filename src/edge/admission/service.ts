@@ -7,6 +7,7 @@ import { canonicalJson } from '../../kit/json/canonical.js';
 import type { EdgeContext } from '../context.js';
 import { nowSeconds } from '../db.js';
 import type { EdgeIdentity } from '../keys/service.js';
+import { checkModelAllowed } from '../keys/token-limits.js';
 import { modelOf } from '../models/store.js';
 import { callerOf, runRequest } from '../runs/execute.js';
 import { reserveRun, servableModel } from '../runs/reserve.js';
@@ -70,6 +71,8 @@ export class AdmissionService {
   async admit(r: AdmissionRequest, retried = false): Promise<{ admission: Admission; replayed: boolean }> {
     if (r.apiVersion !== 'v1') throw new Error(`admission: unsupported apiVersion ${String(r.apiVersion)}`);
     const ownerId = r.identity.ownerId;
+    const token = r.identity.token;
+    checkModelAllowed(token, r.body.publicModelId, 'publicModelId');
     const bodyHash = sha256(canonicalJson(r.body));
     await this.dropExpiredKeys();
     const now = Date.now();
@@ -93,6 +96,8 @@ export class AdmissionService {
           format: 'responses',
           // Not started by then: released (the worker's expiry sweep or `edge reconcile`).
           deadline_at: now + this.ctx.config.edge.runs.reservationTtlSeconds * 1000,
+          token_id: token?.id ?? 0,
+          token_name: token?.name ?? '',
         }, quote);
       });
       this.ctx.metrics.reservedRun('async', amount);

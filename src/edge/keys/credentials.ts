@@ -47,3 +47,10 @@ export function isImportedKey(token: string): boolean {
 export function importedKeyId(token: string): string {
   return 'n' + crypto.createHash('sha256').update(`edge-imported-key-id:${token}`, 'utf8').digest('base64url').slice(0, 21);
 }
+
+/** A key as every read shows it (new-api's MaskTokenKey): its first and last 4 characters around 10 asterisks. */
+export function maskedKey(key: string): string {
+  if (key.length <= 4) return '*'.repeat(key.length);
+  if (key.length <= 8) return `${key.slice(0, 2)}****${key.slice(-2)}`;
+  return `${key.slice(0, 4)}**********${key.slice(-4)}`;
+}

@@ -20,15 +20,31 @@ export async function insertKey(db: Db, row: { key_id: string; owner_id: number;
   await db.insertInto('edge_keys').values({ ...row, created_at: nowSeconds(), revoked_at: null }).execute();
 }
 
-// Runs on every request (see prepared()).
+// Runs on every request (see prepared()): the key, its owner and, for an account user's key, its token.
 const keyRow = prepared((db: Db, keyId: string) =>
   db
     .selectFrom('edge_keys')
     .innerJoin('edge_owners', 'edge_owners.id', 'edge_keys.owner_id')
-    .select(['edge_keys.key_id', 'edge_keys.owner_id', 'edge_keys.secret_hash', 'edge_keys.revoked_at', 'edge_owners.name as owner'])
+    .leftJoin('edge_tokens', 'edge_tokens.key_id', 'edge_keys.key_id')
+    .select([
+      'edge_keys.key_id',
+      'edge_keys.owner_id',
+      'edge_keys.secret_hash',
+      'edge_keys.revoked_at',
+      'edge_owners.name as owner',
+      'edge_tokens.id as token_id',
+      'edge_tokens.name as token_name',
+      'edge_tokens.status as token_status',
+      'edge_tokens.expired_time as token_expired_time',
+      'edge_tokens.model_limits_enabled as token_model_limits_enabled',
+      'edge_tokens.model_limits as token_model_limits',
+      'edge_tokens.allow_ips as token_allow_ips',
+      'edge_tokens.deleted_at as token_deleted_at',
+    ])
     .where('edge_keys.key_id', '=', keyId),
 );
 
+/** A key with its owner and its token's columns (null for a CLI key); undefined when there is no such key. */
 export async function keyWithOwner(db: Db, keyId: string) {
   return (await keyRow(db, keyId)).rows[0];
 }

@@ -4,6 +4,7 @@ import { AppError } from '../../kit/http/errors.js';
 import type { InFlight } from '../../kit/ratelimit/inflight.js';
 import type { EdgeContext } from '../context.js';
 import type { EdgeIdentity } from '../keys/service.js';
+import { checkModelAllowed } from '../keys/token-limits.js';
 import { callerOf, costOf, failureOf, failureSummary, gatewayModelOf } from '../runs/execute.js';
 import { reserveRun, servableModel } from '../runs/reserve.js';
 import { settleRun } from '../runs/settle.js';
@@ -37,6 +38,8 @@ export class SyncCalls {
   async call(c: SyncCall): Promise<RelayAnswer> {
     const publicModelId = c.body.model;
     if (typeof publicModelId !== 'string' || !publicModelId) throw new AppError('invalid_request_body', { params: { detail: 'model is required', field: 'model' } });
+    const token = c.identity.token;
+    checkModelAllowed(token, publicModelId, 'model');
     const model = await servableModel(this.ctx.db, publicModelId, 'model');
     const ownerId = c.identity.ownerId;
     const asked: QuotedCall = { format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(ownerId, model) };
@@ -69,6 +72,9 @@ export class SyncCalls {
           format: c.format,
           started_at: now,
           deadline_at: now + this.ctx.config.edge.runs.timeoutMs,
+          token_id: token?.id ?? 0,
+          token_name: token?.name ?? '',
+          stream: c.body.stream === true ? 1 : 0,
         }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);

@@ -5,6 +5,7 @@ import type { Db } from '../keys/store.js';
 import { modelOf } from '../models/store.js';
 import { appendEvent, endpointsOf } from '../outbox/store.js';
 import { reserve, walletOf } from '../wallets/store.js';
+import { holdFromToken, lockedTokenQuota } from '../customers/tokens/store.js';
 import { insertRun, type NewRun } from './store.js';
 
 /** The enabled public model of a request; model_not_found / model_disabled otherwise. */
@@ -23,28 +24,40 @@ const HOLD_TRIES = 3;
  * or its per-call price: insufficient_balance when the wallet cannot cover that), up to the estimate with the
  * caller's output cap when the wallet covers it, else what the wallet has (the relay then caps the output at
  * what the hold pays for). In one conditional update per try: concurrent reservations never overdraw.
+ *
+ * A call of an account user's token also holds the amount on the token: its row is locked first (so calls of
+ * one token take their holds one after the other, and a limited token never lends more than remain_quota:
+ * token_quota_exhausted below the minimum), and the hold is at most what it has left.
  */
-async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null) {
+async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null, tokenId: number) {
   const floor = Math.max(Number(model.reserve_amount), quote?.minimum ?? 0);
-  const wanted = Math.max(floor, quote?.estimate ?? 0);
+  let wanted = Math.max(floor, quote?.estimate ?? 0);
+  const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
+  if (token && !token.unlimited) {
+    if (token.remain < floor) throw new AppError('token_quota_exhausted', { params: { remaining: Math.max(0, token.remain), amount: floor } });
+    wanted = Math.min(wanted, token.remain);
+  }
   for (let i = 0; ; i++) {
     const w = await walletOf(trx, ownerId);
     const available = w ? Number(w.balance) - Number(w.reserved) : 0;
     if (available < floor) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
     const amount = Math.min(wanted, available);
     const wallet = await reserve(trx, ownerId, amount);
-    if (wallet) return { wallet, amount };
+    if (wallet) {
+      if (token) await holdFromToken(trx, tokenId, amount, token.unlimited);
+      return { wallet, amount };
+    }
     if (i + 1 >= HOLD_TRIES) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
   }
 }
 
 /**
- * Inside the caller's transaction: reserves the call's hold in the owner's wallet (see hold(); without a
- * quote, the model's reserve amount), inserts the run and writes run.created@2.0 and wallet.reserved@2.0.
- * Answers the amount reserved.
+ * Inside the caller's transaction: reserves the call's hold in the owner's wallet (and on its token, see
+ * hold(); without a quote, the model's reserve amount), inserts the run and writes run.created@2.0 and
+ * wallet.reserved@2.0. Answers the amount reserved.
  */
 export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null = null): Promise<number> {
-  const { wallet, amount } = await hold(trx, run.owner_id, model, quote);
+  const { wallet, amount } = await hold(trx, run.owner_id, model, quote, Number(run.token_id ?? 0));
   await insertRun(trx, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
   const createdAt = new Date(run.created_at).toISOString();
   const base = { ownerId: run.owner_id, traceparent: run.traceparent };

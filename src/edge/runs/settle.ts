@@ -3,6 +3,7 @@ import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { appendEvent, endpointsOf } from '../outbox/store.js';
+import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
 import { runOf } from './store.js';
 
 export type SettlementSource = 'worker' | 'sync' | 'cancel' | 'expiry' | 'reconcile';
@@ -33,7 +34,10 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
  * or the model's overdraft) what the available balance has (never below zero, never another run's
  * reservation) — and the rest of the reservation is released; the run gets its final state; a
  * settlement row (primary key: the run id) and the events run.completed|failed|cancelled@1,
- * wallet.settled@1 and billing.finalization-reconciliation-resolution.applied@1 are written. A second
+ * wallet.settled@1 and billing.finalization-reconciliation-resolution.applied@1 are written. The wallet's
+ * used_quota and request_count (new-api's) grow with the charge and a served call; a call of an account
+ * user's token also gives the token back what its hold did not spend and adds the charge to its used_quota
+ * (a limited token is never charged beyond its hold and what it has left). A second
  * settlement of the same run, concurrent or later, finds the run final under its row lock and changes nothing.
  */
 export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement> {
@@ -64,16 +68,29 @@ async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promi
     if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
     const now = Date.now();
     const reserved = Number(run.reserved_amount);
+    const tokenId = Number(run.token_id);
+    // The token before the wallet, in the reservation's order (runs/reserve.ts): no deadlock between them.
+    const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
     const wallet = await lockedWallet(trx, run.owner_id, lock);
     const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
-    const cap = reserved + spare;
+    let cap = reserved + spare;
+    if (token && !token.unlimited) cap = Math.min(cap, reserved + Math.max(0, token.remain));
     const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
+    const served = o.status === 'succeeded' || charged > 0 ? 1 : 0;
     const update = await trx
       .updateTable('edge_wallets')
-      .set((eb) => ({ balance: eb('balance', '-', charged), reserved: eb('reserved', '-', reserved), revision: eb('revision', '+', 1), updated_at: Math.floor(now / 1000) }))
+      .set((eb) => ({
+        balance: eb('balance', '-', charged),
+        reserved: eb('reserved', '-', reserved),
+        revision: eb('revision', '+', 1),
+        updated_at: Math.floor(now / 1000),
+        used_quota: eb('used_quota', '+', charged),
+        request_count: eb('request_count', '+', served),
+      }))
       .where('owner_id', '=', run.owner_id)
       .executeTakeFirstOrThrow();
     if (update.numUpdatedRows !== 1n) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
+    if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
     const after = await lockedWallet(trx, run.owner_id, false);
     const revision = Number(run.revision) + 1;
     await trx
