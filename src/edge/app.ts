@@ -28,6 +28,7 @@ import { runRoutes } from './runs/routes.js';
 import { RunWorker } from './runs/worker.js';
 import { EdgeMetrics } from './metrics.js';
 import { EdgeAdmin } from './admin/service.js';
+import { createCustomerPort } from './customers/port.js';
 
 /** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
 export async function createEdgeContext(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
@@ -67,6 +68,8 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
     relayConfigured: configured,
     /** Models, keys, wallets, usage and webhooks: the CLI's and (as EdgeAdminPort) the gateway console's. */
     admin: new EdgeAdmin(ctx, keys, webhooks, configured),
+    /** An account user's keys, wallet, usage and top-up codes (CustomerPort): the account service's. */
+    customers: createCustomerPort(ctx),
   };
   const close = async () => {
     await ctx.upstream.close();
@@ -117,7 +120,7 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
     await dispatcher?.stop();
     await close();
   });
-  return { app, ctx, services, dispatcher, worker, admin: services.admin };
+  return { app, ctx, services, dispatcher, worker, admin: services.admin, customers: services.customers };
 }
 
 /** The manifest view of the edge: E01 and the placeholder routes (no database needed). */

@@ -10,6 +10,7 @@ import {
   type EdgeModelSettings,
   type EdgeWallet,
 } from '../../contract/edge-admin.js';
+import { CUSTOMER_OWNER_PREFIX } from '../../contract/customer.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { appendAudit } from '../audit/store.js';
 import type { EdgeContext } from '../context.js';
@@ -33,6 +34,15 @@ const units = (n: number) => Number.isSafeInteger(n) && n >= 0;
 
 function checkOwner(owner: string) {
   check(OWNER.test(owner), 'owner must be 1 to 64 letters, digits, dots, dashes or underscores');
+}
+
+/**
+ * Owners named `account-…` are account users' (src/contract/customer.ts): only the account service creates
+ * them. The CLI and the console may credit or equip one that exists, never make one up.
+ */
+async function checkOwnerMayBeCreated(db: Db, owner: string) {
+  if (!owner.startsWith(CUSTOMER_OWNER_PREFIX) || (await ownerByName(db, owner))) return;
+  throw new EdgeAdminRefusal('invalid', `owner names starting with "${CUSTOMER_OWNER_PREFIX}" belong to account users and are created by the account service; ${owner} does not exist`);
 }
 
 type ModelRow = NonNullable<Awaited<ReturnType<typeof modelOf>>>;
@@ -100,7 +110,15 @@ export class EdgeAdmin implements EdgeAdminPort {
 
   async issueKey(owner: string, by: EdgeActor) {
     checkOwner(owner);
-    const r = await this.changed(by, 'key.issue', (trx) => this.keys.issue(owner, trx), (k) => ({ owner, key_id: k.keyId }));
+    const r = await this.changed(
+      by,
+      'key.issue',
+      async (trx) => {
+        await checkOwnerMayBeCreated(trx, owner);
+        return this.keys.issue(owner, trx);
+      },
+      (k) => ({ owner, key_id: k.keyId }),
+    );
     return { key_id: r.keyId, owner: r.owner, key: r.token };
   }
 
@@ -129,6 +147,7 @@ export class EdgeAdmin implements EdgeAdminPort {
         by,
         'wallet.credit',
         async (trx) => {
+          await checkOwnerMayBeCreated(trx, owner);
           const ownerId = await ensureOwner(trx, owner);
           await credit(trx, ownerId, amount);
           const w = (await this.wallet(owner, trx))!;
@@ -172,7 +191,15 @@ export class EdgeAdmin implements EdgeAdminPort {
     const problem = webhookUrlProblem(url);
     if (problem) throw new EdgeAdminRefusal('invalid', `the URL ${problem}`);
     // Only the host is recorded: a receiver's path or query may carry its token.
-    const r = await this.changed(by, 'webhook.add', (trx) => this.webhooks.add(owner, url, trx), (w) => ({ owner, endpoint_id: w.endpointId, host: new URL(w.url).host }));
+    const r = await this.changed(
+      by,
+      'webhook.add',
+      async (trx) => {
+        await checkOwnerMayBeCreated(trx, owner);
+        return this.webhooks.add(owner, url, trx);
+      },
+      (w) => ({ owner, endpoint_id: w.endpointId, host: new URL(w.url).host }),
+    );
     return { endpoint_id: r.endpointId, owner: r.owner, url: r.url, secret: r.secret };
   }
 

@@ -6,13 +6,18 @@ export async function walletOf(db: Db, ownerId: number) {
   return db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId).executeTakeFirst();
 }
 
-/** Adds `amount` to the balance, creating the wallet at zero first. Returns the wallet after the change. */
-export async function credit(db: Db, ownerId: number, amount: number) {
+/** Creates the owner's wallet at zero unless it has one. */
+export async function ensureWallet(db: Db, ownerId: number) {
   await db
     .insertInto('edge_wallets')
     .values({ owner_id: ownerId, wallet_id: crypto.randomUUID(), balance: 0, reserved: 0, revision: 0, updated_at: nowSeconds() })
     .onConflict((oc) => oc.column('owner_id').doNothing())
     .execute();
+}
+
+/** Adds `amount` to the balance, creating the wallet at zero first. Returns the wallet after the change. */
+export async function credit(db: Db, ownerId: number, amount: number) {
+  await ensureWallet(db, ownerId);
   const r = await db
     .updateTable('edge_wallets')
     .set((eb) => ({ balance: eb('balance', '+', amount), revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
@@ -51,8 +56,31 @@ export async function listWallets(db: Db) {
     .execute();
 }
 
-/** Records a credit made with an id (in the credit's transaction): a second credit with the id fails as a duplicate. */
-export async function insertCredit(db: Db, row: { credit_id: string; owner_id: number; amount: number; wallet: string }) {
+/**
+ * Sets the balance to `balance` unless that is below what running calls hold; the wallet after the change,
+ * or undefined (refused). The row stays locked until the caller's transaction ends.
+ */
+export async function setBalance(db: Db, ownerId: number, balance: number) {
+  const r = await db
+    .updateTable('edge_wallets')
+    .set((eb) => ({ balance, revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
+    .where('owner_id', '=', ownerId)
+    .where('reserved', '<=', balance)
+    .executeTakeFirstOrThrow();
+  return afterUpdate(db, ownerId, r.numUpdatedRows);
+}
+
+/** The wallets of these owners (an owner without one is left out). */
+export async function walletsOf(db: Db, ownerIds: number[]) {
+  if (ownerIds.length === 0) return [];
+  return db.selectFrom('edge_wallets').selectAll().where('owner_id', 'in', ownerIds).execute();
+}
+
+/**
+ * Records a credit made with an id (in the credit's transaction): a second credit with the id fails as a
+ * duplicate. `kind` (default credit) and `reason` make the usage log's top-up and manage rows.
+ */
+export async function insertCredit(db: Db, row: { credit_id: string; owner_id: number; amount: number; wallet: string; kind?: string; reason?: string }) {
   await db.insertInto('edge_credits').values({ ...row, created_at: nowSeconds() }).execute();
 }
 

@@ -1,0 +1,23 @@
+import { CustomerRefusal, customerOwnerName } from '../../contract/customer.js';
+import { ensureOwner, ownerByName, type Db } from '../keys/store.js';
+import { ensureWallet } from '../wallets/store.js';
+
+/** An account user id as the port takes it: a positive integer an owner name can hold. */
+export function checkUserId(userId: number) {
+  if (!Number.isSafeInteger(userId) || userId < 1 || userId > 999_999_999_999_999) throw new CustomerRefusal('invalid', 'the user id must be a positive integer');
+}
+
+/** The edge owner of an account user, or undefined before the user's first key, credit or adjustment. */
+export async function customerOwnerId(db: Db, userId: number): Promise<number | undefined> {
+  checkUserId(userId);
+  const o = await ownerByName(db, customerOwnerName(userId));
+  return o ? Number(o.id) : undefined;
+}
+
+/** The edge owner of an account user, created with its wallet (at zero) on first use. */
+export async function ensureCustomerOwner(db: Db, userId: number): Promise<number> {
+  checkUserId(userId);
+  const ownerId = await ensureOwner(db, customerOwnerName(userId));
+  await ensureWallet(db, ownerId);
+  return ownerId;
+}
