@@ -1,6 +1,6 @@
 import { CustomerRefusal, customerOwnerName } from '../../contract/customer.js';
 import { ensureOwner, ownerByName, type Db } from '../keys/store.js';
-import { ensureWallet } from '../wallets/store.js';
+import { ensureWallet, walletOf } from '../wallets/store.js';
 
 /** An account user id as the port takes it: a positive integer an owner name can hold. */
 export function checkUserId(userId: number) {
@@ -14,10 +14,16 @@ export async function customerOwnerId(db: Db, userId: number): Promise<number | 
   return o ? Number(o.id) : undefined;
 }
 
-/** The edge owner of an account user, created with its wallet (at zero) on first use. */
+/**
+ * The edge owner of an account user, created with its wallet (at zero) on first use. Read first: an insert
+ * that finds the row (MySQL's INSERT IGNORE) share-locks it, and two such transactions then updating the
+ * wallet deadlock; on first use the caller retries (transactionWithRetry).
+ */
 export async function ensureCustomerOwner(db: Db, userId: number): Promise<number> {
   checkUserId(userId);
-  const ownerId = await ensureOwner(db, customerOwnerName(userId));
-  await ensureWallet(db, ownerId);
+  const name = customerOwnerName(userId);
+  const existing = await ownerByName(db, name);
+  const ownerId = existing ? Number(existing.id) : await ensureOwner(db, name);
+  if (!existing || !(await walletOf(db, ownerId))) await ensureWallet(db, ownerId);
   return ownerId;
 }

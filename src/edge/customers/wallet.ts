@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { CustomerRefusal, customerOwnerName, type CustomerActor, type CustomerBalance, type CustomerPort } from '../../contract/customer.js';
-import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
+import { isUniqueViolation, locksRows, transactionWithRetry } from '../../kit/db/index.js';
 import { appendAudit } from '../audit/store.js';
 import type { EdgeContext } from '../context.js';
 import type { EdgeWalletTable } from '../db.js';
@@ -70,7 +70,7 @@ export function walletPart(ctx: EdgeContext): WalletMethods {
     async setQuota(userId, quota, by: CustomerActor, reason) {
       checkUserId(userId);
       if (!units(quota)) throw new CustomerRefusal('invalid', `the quota must be an integer from 0 to ${MAX_UNITS}`);
-      return ctx.db.transaction().execute(async (trx) => {
+      return transactionWithRetry(ctx.db, async (trx) => {
         const ownerId = await ensureCustomerOwner(trx, userId);
         const before = await lockedWallet(trx, ownerId);
         const after = await setBalance(trx, ownerId, quota);
@@ -89,7 +89,7 @@ export function walletPart(ctx: EdgeContext): WalletMethods {
       checkCreditId(creditId);
       const kind = grantKindOf(creditId);
       try {
-        return await ctx.db.transaction().execute(async (trx) => {
+        return await transactionWithRetry(ctx.db, async (trx) => {
           const ownerId = await ensureCustomerOwner(trx, userId);
           const answer = balanceOf(await credit(trx, ownerId, amount));
           // Last, in the same transaction: a second grant with this id fails here and adds nothing.

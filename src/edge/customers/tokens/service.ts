@@ -1,5 +1,6 @@
 import { CustomerRefusal, TOKEN_STATUS, customerOwnerName, type CustomerPort, type CustomerToken, type PageQuery } from '../../../contract/customer.js';
 import { open, seal } from '../../../kit/crypto/aead.js';
+import { transactionWithRetry } from '../../../kit/db/index.js';
 import { appendAudit } from '../../audit/store.js';
 import type { EdgeContext } from '../../context.js';
 import { nowSeconds } from '../../db.js';
@@ -151,7 +152,7 @@ export function tokenPart(ctx: EdgeContext): TokenMethods {
     async createToken(userId, settings) {
       const fields = tokenFields(settings, true);
       const now = nowSeconds();
-      const created = await db.transaction().execute(async (trx) => {
+      const created = await transactionWithRetry(db, async (trx) => {
         const ownerId = await ensureCustomerOwner(trx, userId);
         if ((await countTokens(trx, ownerId)) >= MAX_TOKENS_PER_USER) throw new CustomerRefusal('invalid', `a user may have at most ${MAX_TOKENS_PER_USER} tokens`);
         const c = newCredential();
@@ -216,7 +217,8 @@ export function tokenPart(ctx: EdgeContext): TokenMethods {
       const ownerId = await customerOwnerId(db, userId);
       if (ownerId === undefined) notFound();
       const now = nowSeconds();
-      const keys = await db.transaction().execute(async (trx) => {
+      await dropLatePendingKeys(db, ownerId, now);
+      return db.transaction().execute(async (trx) => {
         const rows = await tokensOf(trx, ownerId, wanted, true);
         if (rows.length < wanted.length) notFound();
         const shown = new Map<number, string>();
@@ -228,8 +230,6 @@ export function tokenPart(ctx: EdgeContext): TokenMethods {
         }
         return shown;
       });
-      await dropLatePendingKeys(db, ownerId, now);
-      return keys;
     },
   };
 
