@@ -137,6 +137,8 @@ eachDatabase('edge: account users\' tokens enforced on every call, charged to th
     assert.equal((await chat(v6.key, {}, { 'x-forwarded-for': '2001:db8::7' })).status, 200);
     const models = await customer(START, { model_limits_enabled: true, model_limits: 'other, over' });
     assert.equal((await chat(models.key, { model: 'other' })).status, 200);
+    assert.deepEqual((await s.request('GET', '/v1/models', { token: models.key })).json.data.map((m: { id: string }) => m.id).sort(), ['other', 'over']);
+    assert.deepEqual((await s.request('GET', '/v1/models', { token: v4.key })).json.data.map((m: { id: string }) => m.id).sort(), ['chat', 'other', 'over']);
     const c = await customer(START);
     await port.setTokenStatus(c.userId, c.tokenId, 2);
     assertRefused(await chat(c.key), 401, 'token_disabled');

@@ -47,9 +47,11 @@ export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
       answers: { 200: { description: 'The enabled public models', schema: ModelList } },
       errors: edgeErrors.models,
       noStore: true,
-      handler: async () => {
+      handler: async (req) => {
         if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
-        const models = await listModels(ctx.db, true);
+        // A token with model_limits sees only the models it may call (as new-api's /v1/models).
+        const allowed = identityOf(req).token?.models;
+        const models = (await listModels(ctx.db, true)).filter((m) => !allowed || allowed.has(m.public_model_id));
         return { object: 'list', data: models.map((m) => ({ id: m.public_model_id, object: 'model', created: Number(m.updated_at), owned_by: 'system' })) };
       },
     }),
