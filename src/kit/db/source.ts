@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { openDatabase, type Database } from './index.js';
 
 /**
@@ -14,6 +14,12 @@ export interface Source {
   rows(table: string, orderBy?: string): Promise<Record<string, unknown>[]>;
   /** The rows of a table a page at a time, in the order of `orderBy` (which must identify a row); none when absent. */
   pages(table: string, orderBy: string[], size?: number): AsyncGenerator<Record<string, unknown>[]>;
+  /**
+   * The rows of a table that `where` keeps, a page at a time in the order of the integer column `key`
+   * (which must identify a row); each page starts past the last key, so a late page costs no more than
+   * the first. None when the table is absent.
+   */
+  walk(table: string, key: string, where: (q: Query) => Query, size?: number): AsyncGenerator<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -23,6 +29,8 @@ export function sourceUrl(from: string): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) throw new Error('--from must be a SQLite file path or a sqlite://, postgres:// or mysql:// URL');
   return `sqlite://${path.resolve(from)}`;
 }
+
+type Query = SelectQueryBuilder<any, any, any>;
 
 export async function openSource(from: string): Promise<Source> {
   const database = await openDatabase<any>(sourceUrl(from), { readOnly: true, poolSize: 2 });
@@ -49,6 +57,18 @@ export async function openSource(from: string): Promise<Source> {
         const page = await q.limit(size).offset(offset).execute();
         if (page.length) yield page;
         if (page.length < size) return;
+      }
+    },
+    async *walk(table, key, where, size = 5000) {
+      if (!tables.has(table)) return;
+      let after: number | null = null;
+      for (;;) {
+        let q = where(db.selectFrom(table).selectAll() as Query);
+        if (after !== null) q = q.where(key, '>', after);
+        const page = await q.orderBy(key).limit(size).execute();
+        if (page.length) yield page;
+        if (page.length < size) return;
+        after = Number(page[page.length - 1]![key]);
       }
     },
     close: () => database.close(),
