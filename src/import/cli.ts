@@ -10,12 +10,14 @@ type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Confi
 /** The name the import map gives rows from new-api. */
 export const NEW_API = 'new-api';
 
-const PARTS = ['account', 'gateway'] as const;
+const PARTS = ['account', 'gateway', 'edge'] as const;
 
 interface Options {
   dryRun: boolean;
   only?: string;
   batchSize?: number;
+  /** The edge part also brings the usage log of the last this many days. */
+  logsDays?: number;
 }
 
 async function accountPart(config: Config, runtime: Runtime, source: Source, o: Options) {
@@ -29,6 +31,33 @@ async function accountPart(config: Config, runtime: Runtime, source: Source, o: 
   } finally {
     await session.finish();
     await ctx.database.close();
+  }
+}
+
+/** Which account user each new-api user became, as earlier runs left the account database (for --only edge). */
+async function importedUsers(config: Config, runtime: Runtime): Promise<Map<string, number>> {
+  const { createAccountContext } = await import('../account/wiring.js');
+  const { importedUserIds } = await import('../account/import/service.js');
+  const { ctx } = await createAccountContext(config, runtime);
+  try {
+    return await importedUserIds(ctx.database.db, NEW_API);
+  } finally {
+    await ctx.database.close();
+  }
+}
+
+/** Wallets, tokens, codes and usage of the users the account part brought (`userIds`: new-api id → account user id). */
+async function edgePart(config: Config, runtime: Runtime, source: Source, o: Options, userIds: Map<string, number>) {
+  const { ImportSession } = await import('../kit/db/batch-import.js');
+  const { createEdgeContext } = await import('../edge/app.js');
+  const { importEdge } = await import('../edge/import/service.js');
+  const e = await createEdgeContext(config, runtime);
+  const session = new ImportSession(e.ctx.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
+  try {
+    return await importEdge(e.services.admin, source, session, { userIdOf: (id) => userIds.get(id), logsDays: o.logsDays });
+  } finally {
+    await session.finish();
+    await e.close();
   }
 }
 
@@ -47,6 +76,9 @@ async function gatewayPart(config: Config, runtime: Runtime, source: Source, o: 
   }
 }
 
+/** Report lines made from other source tables (bindings from users and providers, wallets from users). */
+const DERIVED = new Set(['bindings', 'wallets']);
+
 /** Tables new-api's GORM models create: a source with none of them is not a new-api database. */
 const NEW_API_TABLES = ['users', 'channels', 'abilities', 'tokens', 'logs', 'options', 'two_fas', 'two_fa_backup_codes', 'passkey_credentials', 'redemptions'];
 
@@ -62,6 +94,7 @@ function checkSourceTables(tables: Set<string>, only?: string) {
   const needs = [
     { part: 'account', table: 'users', other: '--only gateway imports its channels alone' },
     { part: 'gateway', table: 'channels', other: '--only account imports its users alone' },
+    { part: 'edge', table: 'users', other: '--only gateway imports its channels alone' },
   ];
   for (const n of needs) {
     if ((only === undefined || only === n.part) && !tables.has(n.table)) {
@@ -73,7 +106,8 @@ function checkSourceTables(tables: Set<string>, only?: string) {
 
 /** Runs the import and answers its report (the tables, then the users an admin must act on); the source is only read. */
 export async function importNewApi(boot: Boot, from: string, opts: Options): Promise<{ reports: TableReport[]; notices: Notice[] }> {
-  if (opts.only !== undefined && !(PARTS as readonly string[]).includes(opts.only)) throw new Error('--only must be account or gateway');
+  if (opts.only !== undefined && !(PARTS as readonly string[]).includes(opts.only)) throw new Error('--only must be account, gateway or edge');
+  if (opts.logsDays !== undefined && opts.only !== undefined && opts.only !== 'edge') throw new Error('--logs-days belongs to the edge part: leave out --only or use --only edge');
   const { config, runtime } = await boot();
   const { openSource } = await import('../kit/db/source.js');
   let source: Source | undefined;
@@ -82,13 +116,17 @@ export async function importNewApi(boot: Boot, from: string, opts: Options): Pro
     checkSourceTables(source.tables, opts.only);
     const reports: TableReport[] = [];
     let notices: Notice[] = [];
-    if (opts.only !== 'gateway') {
+    const runs = (part: string) => opts.only === undefined || opts.only === part;
+    let userIds: Map<string, number> | undefined;
+    if (runs('account')) {
       const account = await accountPart(config, runtime, source, opts);
       reports.push(...account.reports);
       notices = account.notices;
+      userIds = account.userIds;
     }
-    if (opts.only !== 'account') reports.push(...(await gatewayPart(config, runtime, source, opts)));
-    for (const r of reports) if (r.table !== 'bindings' && !source.tables.has(r.table)) r.note = 'not present in the source';
+    if (runs('gateway')) reports.push(...(await gatewayPart(config, runtime, source, opts)));
+    if (runs('edge')) reports.push(...(await edgePart(config, runtime, source, opts, userIds ?? (await importedUsers(config, runtime)))));
+    for (const r of reports) if (!DERIVED.has(r.table) && !source.tables.has(r.table)) r.note = 'not present in the source';
     return { reports, notices };
   } finally {
     await source?.close();
@@ -96,22 +134,28 @@ export async function importNewApi(boot: Boot, from: string, opts: Options): Pro
   }
 }
 
-/** `import new-api --from …`: users and their factors into the account database, channels into the gateway's. */
+/**
+ * `import new-api --from …`: users and their factors into the account database, channels into the gateway's,
+ * the users' wallets, tokens, unused top-up codes (and, with --logs-days, recent usage) into the edge's.
+ */
 export function registerImportCommands(program: Command, boot: Boot) {
   program
     .command('import')
     .description('bring data in from another system')
     .command('new-api')
-    .description('import users, 2FA, passkeys, OAuth bindings and channels from a new-api database (read-only); safe to run again')
+    .description('import users, 2FA, passkeys, OAuth bindings, channels, balances, tokens and top-up codes from a new-api database (read-only); safe to run again')
     .requiredOption('--from <database>', 'the new-api database: a SQLite file path, sqlite://…, postgres://… or mysql://…')
     .option('--dry-run', 'write nothing; print what an import would do')
-    .option('--only <part>', 'account or gateway (default: both)')
+    .option('--only <part>', 'account, gateway or edge (default: all three; edge needs the account part run before)')
     .option('--batch-size <n>', 'rows per transaction (default 200)')
-    .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string }) => {
+    .option('--logs-days <n>', "also the last n days of new-api's usage log (consume and top-up rows), for the usage page")
+    .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string; logsDays?: string }) => {
       const batchSize = o.batchSize === undefined ? undefined : Number(o.batchSize);
       if (batchSize !== undefined && (!/^\d+$/.test(o.batchSize!) || batchSize < 1 || batchSize > 10_000)) throw new Error('--batch-size must be an integer 1-10000');
+      const logsDays = o.logsDays === undefined ? undefined : Number(o.logsDays);
+      if (logsDays !== undefined && (!/^\d+$/.test(o.logsDays!) || logsDays < 1 || logsDays > 3650)) throw new Error('--logs-days must be an integer 1-3650');
       const { formatReport } = await import('../kit/db/batch-import.js');
-      const { reports, notices } = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize });
+      const { reports, notices } = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize, logsDays });
       console.log(formatReport(reports, !!o.dryRun, notices));
       const failed = reports.reduce((n, r) => n + r.failed, 0);
       if (failed) throw new Error(`${failed} rows were in batches that failed and were rolled back (see the report); run again after fixing the cause`);

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { ImportSession, Notice, TableReport } from '../../kit/db/batch-import.js';
 import { importMap } from '../../kit/db/import-map.js';
 import type { Source } from '../../kit/db/source.js';
@@ -8,6 +9,11 @@ import { bindingRows, bindingsStep } from './bindings.js';
 import { backupCodesStep, passkeysStep, twoFactorStep } from './factors.js';
 import { heldUserIds, holdUsers, noticesOf } from './holds.js';
 import { linkInviters, usersStep } from './users.js';
+
+/** The account user id each imported new-api user became, by new-api id. */
+export function importedUserIds(db: Kysely<any>, source: string): Promise<Map<string, number>> {
+  return importMap.all(db, source, 'users');
+}
 
 /**
  * The account half of `import new-api`: users (bcrypt hashes kept), their provider identities, TOTP
@@ -20,7 +26,7 @@ export async function importAccount(
   { twoFactor, sessions }: { twoFactor: TwoFactorService; sessions: SessionsService },
   source: Source,
   session: ImportSession,
-): Promise<{ reports: TableReport[]; notices: Notice[] }> {
+): Promise<{ reports: TableReport[]; notices: Notice[]; userIds: Map<string, number> }> {
   const name = session.opts.source;
   const users = await source.rows('users');
   const twoFas = await source.rows('two_fas');
@@ -35,6 +41,8 @@ export async function importAccount(
   reports.push(await session.run(backupCodesStep(await source.rows('two_fa_backup_codes'), name)));
   reports.push(await session.run(passkeysStep(await source.rows('passkey_credentials'), name, ctx.config.passkey.rpId)));
   const notices = await session.batch((trx) => noticesOf(trx, name, users));
+  // Read inside the session: in a dry run these are the ids the users would get (the edge half needs them).
+  const userIds = await session.batch((trx) => importedUserIds(trx, name));
   if (!session.opts.dryRun) for (const id of changedUsers) await sessions.invalidateUser(id);
-  return { reports, notices };
+  return { reports, notices, userIds };
 }

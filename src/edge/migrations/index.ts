@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { idPrimaryKey, idType, type DialectName } from '../../kit/db/index.js';
+import { importMapMigration } from '../../kit/db/import-map.js';
 
 /** Edge migrations, applied in name order at start (own bookkeeping tables edge_migrations*). */
 export function edgeMigrations(dialect: DialectName): Record<string, Migration> {
@@ -249,5 +250,8 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
         await db.schema.createIndex('edge_credits_owner').on('edge_credits').columns(['owner_id', 'created_at']).execute();
       },
     },
+    // Which wallets, tokens, codes and log rows came from which rows of another system (`import new-api`);
+    // numbered apart from the rest, as in the other databases.
+    '0900_import_map': importMapMigration,
   };
 }

@@ -1,0 +1,38 @@
+import type { ImportSession, TableReport } from '../../kit/db/batch-import.js';
+import type { Source } from '../../kit/db/source.js';
+import type { EdgeAdmin } from '../admin/service.js';
+import { appendAudit } from '../audit/store.js';
+import { importLogs } from './logs.js';
+import { redemptionsStep } from './redemptions.js';
+import { tokensStep } from './tokens.js';
+import { walletsStep, type UserLookup, type WalletJson } from './wallets.js';
+
+const ACTOR = 'cli:import';
+
+export interface EdgeImportOptions {
+  /** The account user id each new-api user became (from the account import's map). */
+  userIdOf: UserLookup;
+  /** Also the last this many days of new-api's usage log (consume and top-up rows); none when absent. */
+  logsDays?: number;
+}
+
+/**
+ * The edge half of `import new-api`: each imported user's wallet (balance, used quota, request count), their
+ * tokens (the customer's `sk-…` key keeps working), the unused top-up codes and, when asked, the recent usage
+ * log, in that order (tokens find their wallets' owners, logs their tokens). Runs after the account half,
+ * whose map says which account user a new-api user became.
+ */
+export async function importEdge(admin: EdgeAdmin, source: Source, session: ImportSession, o: EdgeImportOptions): Promise<TableReport[]> {
+  const walletJson: WalletJson = async (owner, trx) => JSON.stringify(await admin.wallet(owner, trx));
+  const reports = [
+    await session.run(walletsStep(await source.rows('users'), o.userIdOf, walletJson)),
+    await session.run(tokensStep(await source.rows('tokens'), o.userIdOf)),
+    await session.run(redemptionsStep(await source.rows('redemptions'), o.userIdOf)),
+  ];
+  if (o.logsDays !== undefined) reports.push(await importLogs(source, session, o.userIdOf, walletJson, o.logsDays));
+  const counts = Object.fromEntries(reports.map((r) => [r.table, { imported: r.imported, updated: r.updated }]));
+  if (!session.opts.dryRun && reports.some((r) => r.imported + r.updated > 0)) {
+    await session.batch((trx) => appendAudit(trx, ACTOR, 'import', { source: session.opts.source, ...counts }));
+  }
+  return reports;
+}
