@@ -24,12 +24,15 @@ describe('import new-api: the command line', () => {
   test('bad arguments are refused before anything is opened', async () => {
     const cases: [string[], RegExp][] = [
       [['--from', 'ftp://host/db'], /--from must be a SQLite file path or a sqlite:\/\/, postgres:\/\/ or mysql:\/\/ URL/],
-      [['--from', d.from, '--only', 'billing'], /--only must be account or gateway/],
+      [['--from', d.from, '--only', 'billing'], /--only must be account, gateway or edge/],
       [['--from', d.from, '--batch-size', '0'], /--batch-size must be an integer 1-10000/],
+      [['--from', d.from, '--logs-days', '7d'], /--logs-days must be an integer 1-3650/],
+      [['--from', d.from, '--logs-days', '0'], /--logs-days must be an integer 1-3650/],
+      [['--from', d.from, '--logs-days', '7', '--only', 'account'], /--logs-days belongs to the edge part: leave out --only or use --only edge/],
       [['--from', `${s.dataDir}/missing.db`], /unable to open|does not exist|SQLITE_CANTOPEN|directory does not exist/i],
     ];
     for (const [args, message] of cases) {
-      const r = await importCli(s, `sqlite://${s.dataDir}/gateway.sqlite`, ...args);
+      const r = await importCli(s, { gatewayUrl: `sqlite://${s.dataDir}/gateway.sqlite`, edgeUrl: `sqlite://${s.dataDir}/edge.sqlite` }, ...args);
       assert.match(r.error ?? '', message, args.join(' '));
     }
     assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);

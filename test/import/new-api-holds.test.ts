@@ -30,7 +30,7 @@ const listed = (report: string, heading: string) => notice(report, heading).rows
 eachDatabase('import new-api: users without a password or whose second factor stayed behind', (v) => {
   let s: AccountServer;
   let d: Awaited<ReturnType<typeof databases>>;
-  const run = (...args: string[]) => importCli(s, d.gatewayUrl, '--from', d.from, '--only', 'account', ...args);
+  const run = (...args: string[]) => importCli(s, d, '--from', d.from, '--only', 'account', ...args);
   const user = (name: string) => s.ctx.database.db.selectFrom('users').selectAll().where('username', '=', name).executeTakeFirstOrThrow() as Promise<any>;
   const enable = (name: string) =>
     runCli(registerAccountCommands, { DATA_DIR: s.dataDir, ACCOUNT_DATABASE_URL: s.ctx.config.account.databaseUrl, SESSION_SECRET }, ['user', 'enable', '--username', name]);

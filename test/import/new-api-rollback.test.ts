@@ -25,7 +25,7 @@ async function dropBoom(db: Kysely<any>, dialect: string, table: string) {
 eachDatabase('import new-api: a failing batch', (v) => {
   let s: AccountServer;
   let d: Awaited<ReturnType<typeof databases>>;
-  const run = (...args: string[]) => importCli(s, d.gatewayUrl, '--from', d.from, '--batch-size', '2', ...args);
+  const run = (...args: string[]) => importCli(s, d, '--from', d.from, '--batch-size', '2', ...args);
 
   before(async () => {
     s = await startAccount(v);

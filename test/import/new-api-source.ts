@@ -42,6 +42,16 @@ export function newApiDdl(dialect: DialectName): string[] {
       user_info_endpoint varchar(512), created_at ${time}, updated_at ${time})`,
     `CREATE TABLE user_oauth_bindings (id ${pk}, user_id bigint NOT NULL, provider_id bigint NOT NULL, provider_user_id varchar(256) NOT NULL,
       created_at ${time})`,
+    `CREATE TABLE tokens (id ${pk}, user_id bigint, ${q('key')} varchar(128) UNIQUE, status bigint DEFAULT 1, name ${indexedText},
+      created_time bigint, accessed_time bigint, expired_time bigint DEFAULT -1, remain_quota bigint DEFAULT 0, unlimited_quota ${bool},
+      model_limits_enabled ${bool}, model_limits text, allow_ips text, used_quota bigint DEFAULT 0, ${q('group')} text,
+      cross_group_retry ${bool}, auto_groups text, deleted_at ${time})`,
+    `CREATE TABLE redemptions (id ${pk}, user_id bigint, ${q('key')} char(32) UNIQUE, status bigint DEFAULT 1, name ${indexedText},
+      quota bigint DEFAULT 100, created_time bigint, redeemed_time bigint, used_user_id bigint, deleted_at ${time}, expired_time bigint)`,
+    `CREATE TABLE logs (id ${pk}, user_id bigint, created_at bigint, type bigint, content text, username ${indexedText},
+      token_name ${indexedText}, model_name ${indexedText}, quota bigint DEFAULT 0, prompt_tokens bigint DEFAULT 0,
+      completion_tokens bigint DEFAULT 0, use_time bigint DEFAULT 0, is_stream ${bool}, channel_id bigint, token_id bigint DEFAULT 0,
+      ${q('group')} ${indexedText}, ip ${indexedText}, request_id varchar(64) DEFAULT '', upstream_request_id varchar(128) DEFAULT '', other text)`,
   ];
 }
 

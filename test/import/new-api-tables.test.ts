@@ -3,15 +3,15 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
-import { databases, importCli, line, openGateway } from './harness.js';
+import { databases, importCli, line, openEdge, openGateway } from './harness.js';
 
 eachDatabase('import new-api: a source that is not (all of) a new-api database', (v) => {
   let s: AccountServer;
   let d: Awaited<ReturnType<typeof databases>>;
-  const run = (...args: string[]) => importCli(s, d.gatewayUrl, '--from', d.from, ...args);
+  const run = (...args: string[]) => importCli(s, d, '--from', d.from, ...args);
   const drop = (table: string) => d.source.db.schema.dropTable(table).execute();
 
-  /** Nothing of the source arrived: no user, channel or import map row on either side. */
+  /** Nothing of the source arrived: no user, channel, wallet or import map row anywhere. */
   async function nothingWritten() {
     assert.equal((await s.ctx.database.db.selectFrom('users').selectAll().execute()).length, 0);
     assert.equal((await s.ctx.database.db.selectFrom('import_map' as any).selectAll().execute()).length, 0);
@@ -21,6 +21,13 @@ eachDatabase('import new-api: a source that is not (all of) a new-api database',
       assert.equal((await g.ctx.db.selectFrom('import_map' as any).selectAll().execute()).length, 0);
     } finally {
       await g.close();
+    }
+    const e = await openEdge(s, d.edgeUrl);
+    try {
+      assert.equal((await e.db.selectFrom('edge_owners').selectAll().execute()).length, 0);
+      assert.equal((await e.db.selectFrom('import_map' as any).selectAll().execute()).length, 0);
+    } finally {
+      await e.close();
     }
   }
 
@@ -61,7 +68,7 @@ eachDatabase('import new-api: a source that is not (all of) a new-api database',
   });
 
   test("with none of new-api's tables: an error, nothing written", async () => {
-    for (const t of ['two_fas', 'two_fa_backup_codes', 'passkey_credentials', 'custom_oauth_providers', 'user_oauth_bindings']) await drop(t);
+    for (const t of ['two_fas', 'two_fa_backup_codes', 'passkey_credentials', 'custom_oauth_providers', 'user_oauth_bindings', 'tokens', 'redemptions', 'logs']) await drop(t);
     await sql.raw('CREATE TABLE notes (id integer PRIMARY KEY, body text)').execute(d.source.db);
     for (const args of [[], ['--dry-run'], ['--only', 'gateway']]) {
       const r = await run(...args);

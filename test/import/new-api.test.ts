@@ -21,7 +21,7 @@ eachDatabase('import new-api', (v) => {
   let data: Filled;
   let localDave: number;
   const ids: Record<string, number> = {};
-  const run = (...args: string[]) => importCli(s, d.gatewayUrl, '--from', d.from, ...args);
+  const run = (...args: string[]) => importCli(s, d, '--from', d.from, ...args);
   const userByName = (name: string) => s.ctx.database.db.selectFrom('users').selectAll().where('username', '=', name).executeTakeFirst() as Promise<any>;
 
   before(async () => {
