@@ -18,6 +18,8 @@ interface Options {
   batchSize?: number;
   /** The edge part also brings the usage log of the last this many days. */
   logsDays?: number;
+  /** Where new-api's `logs` table is when not in --from (new-api's LOG_SQL_DSN). */
+  logsFrom?: string;
 }
 
 async function accountPart(config: Config, runtime: Runtime, source: Source, o: Options) {
@@ -47,14 +49,14 @@ async function importedUsers(config: Config, runtime: Runtime): Promise<Map<stri
 }
 
 /** Wallets, tokens, codes and usage of the users the account part brought (`userIds`: new-api id → account user id). */
-async function edgePart(config: Config, runtime: Runtime, source: Source, o: Options, userIds: Map<string, number>) {
+async function edgePart(config: Config, runtime: Runtime, source: Source, logs: Source, o: Options, userIds: Map<string, number>) {
   const { ImportSession } = await import('../kit/db/batch-import.js');
   const { createEdgeContext } = await import('../edge/app.js');
   const { importEdge } = await import('../edge/import/service.js');
   const e = await createEdgeContext(config, runtime);
   const session = new ImportSession(e.ctx.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
-    return await importEdge(e.services.admin, source, session, { userIdOf: (id) => userIds.get(id), logsDays: o.logsDays });
+    return await importEdge(e.services.admin, source, session, { userIdOf: (id) => userIds.get(id), logs: o.logsDays === undefined ? undefined : { source: logs, days: o.logsDays } });
   } finally {
     await session.finish();
     await e.close();
@@ -108,12 +110,15 @@ function checkSourceTables(tables: Set<string>, only?: string) {
 export async function importNewApi(boot: Boot, from: string, opts: Options): Promise<{ reports: TableReport[]; notices: Notice[] }> {
   if (opts.only !== undefined && !(PARTS as readonly string[]).includes(opts.only)) throw new Error('--only must be account, gateway or edge');
   if (opts.logsDays !== undefined && opts.only !== undefined && opts.only !== 'edge') throw new Error('--logs-days belongs to the edge part: leave out --only or use --only edge');
+  if (opts.logsFrom !== undefined && opts.logsDays === undefined) throw new Error('--logs-from needs --logs-days');
   const { config, runtime } = await boot();
   const { openSource } = await import('../kit/db/source.js');
   let source: Source | undefined;
+  let logs: Source | undefined;
   try {
     source = await openSource(from);
     checkSourceTables(source.tables, opts.only);
+    logs = opts.logsFrom === undefined ? source : await openSource(opts.logsFrom);
     const reports: TableReport[] = [];
     let notices: Notice[] = [];
     const runs = (part: string) => opts.only === undefined || opts.only === part;
@@ -125,10 +130,11 @@ export async function importNewApi(boot: Boot, from: string, opts: Options): Pro
       userIds = account.userIds;
     }
     if (runs('gateway')) reports.push(...(await gatewayPart(config, runtime, source, opts)));
-    if (runs('edge')) reports.push(...(await edgePart(config, runtime, source, opts, userIds ?? (await importedUsers(config, runtime)))));
-    for (const r of reports) if (!DERIVED.has(r.table) && !source.tables.has(r.table)) r.note = 'not present in the source';
+    if (runs('edge')) reports.push(...(await edgePart(config, runtime, source, logs, opts, userIds ?? (await importedUsers(config, runtime)))));
+    for (const r of reports) if (!DERIVED.has(r.table) && !(r.table === 'logs' ? logs : source).tables.has(r.table)) r.note = 'not present in the source';
     return { reports, notices };
   } finally {
+    if (logs !== source) await logs?.close();
     await source?.close();
     await runtime.close();
   }
@@ -149,13 +155,14 @@ export function registerImportCommands(program: Command, boot: Boot) {
     .option('--only <part>', 'account, gateway or edge (default: all three; edge needs the account part run before)')
     .option('--batch-size <n>', 'rows per transaction (default 200)')
     .option('--logs-days <n>', "also the last n days of new-api's usage log (consume and top-up rows), for the usage page")
-    .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string; logsDays?: string }) => {
+    .option('--logs-from <database>', "where new-api's logs table is when new-api kept it apart (its LOG_SQL_DSN); same forms as --from")
+    .action(async (o: { from: string; dryRun?: boolean; only?: string; batchSize?: string; logsDays?: string; logsFrom?: string }) => {
       const batchSize = o.batchSize === undefined ? undefined : Number(o.batchSize);
       if (batchSize !== undefined && (!/^\d+$/.test(o.batchSize!) || batchSize < 1 || batchSize > 10_000)) throw new Error('--batch-size must be an integer 1-10000');
       const logsDays = o.logsDays === undefined ? undefined : Number(o.logsDays);
       if (logsDays !== undefined && (!/^\d+$/.test(o.logsDays!) || logsDays < 1 || logsDays > 3650)) throw new Error('--logs-days must be an integer 1-3650');
       const { formatReport } = await import('../kit/db/batch-import.js');
-      const { reports, notices } = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize, logsDays });
+      const { reports, notices } = await importNewApi(boot, o.from, { dryRun: !!o.dryRun, only: o.only, batchSize, logsDays, logsFrom: o.logsFrom });
       console.log(formatReport(reports, !!o.dryRun, notices));
       const failed = reports.reduce((n, r) => n + r.failed, 0);
       if (failed) throw new Error(`${failed} rows were in batches that failed and were rolled back (see the report); run again after fixing the cause`);

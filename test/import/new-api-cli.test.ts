@@ -29,6 +29,7 @@ describe('import new-api: the command line', () => {
       [['--from', d.from, '--logs-days', '7d'], /--logs-days must be an integer 1-3650/],
       [['--from', d.from, '--logs-days', '0'], /--logs-days must be an integer 1-3650/],
       [['--from', d.from, '--logs-days', '7', '--only', 'account'], /--logs-days belongs to the edge part: leave out --only or use --only edge/],
+      [['--from', d.from, '--logs-from', d.from], /--logs-from needs --logs-days/],
       [['--from', `${s.dataDir}/missing.db`], /unable to open|does not exist|SQLITE_CANTOPEN|directory does not exist/i],
     ];
     for (const [args, message] of cases) {

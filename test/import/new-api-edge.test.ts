@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { eachDatabase } from '../helpers/services.js';
+import { eachDatabase, freshDatabase } from '../helpers/services.js';
+import { createNewApiDb } from './new-api-source.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 import { importedKeyId } from '../../src/edge/keys/credentials.js';
 import { customerOwnerName } from '../../src/contract/customer.js';
@@ -197,5 +198,23 @@ eachDatabase('import new-api: wallets, tokens, top-up codes and usage into the e
       const codes = await db.selectFrom('edge_redemptions').select(['name', 'status', 'quota']).orderBy('name').execute();
       assert.deepEqual(codes.map((c: any) => [c.name, c.status, Number(c.quota)]), [['code 1', 2, 5000], ['code 5', 1, 26_000]]);
     });
+  });
+
+  test("--logs-from reads the logs from new-api's separate log database (its LOG_SQL_DSN)", async () => {
+    const apart = freshDatabase(v, `${s.dataDir}/new-api-logs.db`);
+    const logs = await createNewApiDb(apart.url);
+    try {
+      await logs.db.insertInto('logs').values({ id: 100, user_id: 2, type: 2, created_at: now - 10, model_name: 'gpt-4o', token_name: 'bob', token_id: 3, quota: 41, prompt_tokens: 3, completion_tokens: 4, use_time: 2, is_stream: logs.bool(false), request_id: 'req-apart' }).execute();
+      const r = await run('--only', 'edge', '--logs-days', '7', '--logs-from', apart.url);
+      assert.equal(r.error, null, r.text);
+      assert.equal(line(r.text, 'logs'), 'logs: read 1, imported 1, updated 0, unchanged 0, skipped 0');
+      await withEdge(async (db) => {
+        const run = await db.selectFrom('edge_runs').selectAll().where('request_id', '=', 'req-apart').executeTakeFirstOrThrow();
+        assert.deepEqual([Number(run.owner_id), Number(run.cost), run.token_name], [await ownerId(db, await accountId('bob')), 41, 'bob']);
+      });
+    } finally {
+      await logs.database.close();
+      await apart.drop();
+    }
   });
 });

@@ -12,8 +12,8 @@ const ACTOR = 'cli:import';
 export interface EdgeImportOptions {
   /** The account user id each new-api user became (from the account import's map). */
   userIdOf: UserLookup;
-  /** Also the last this many days of new-api's usage log (consume and top-up rows); none when absent. */
-  logsDays?: number;
+  /** Also the last `days` days of new-api's usage log (consume and top-up rows) from `source`; none when absent. */
+  logs?: { source: Source; days: number };
 }
 
 /**
@@ -29,7 +29,7 @@ export async function importEdge(admin: EdgeAdmin, source: Source, session: Impo
     await session.run(tokensStep(await source.rows('tokens'), o.userIdOf)),
     await session.run(redemptionsStep(await source.rows('redemptions'), o.userIdOf)),
   ];
-  if (o.logsDays !== undefined) reports.push(await importLogs(source, session, o.userIdOf, walletJson, o.logsDays));
+  if (o.logs) reports.push(await importLogs(o.logs.source, session, o.userIdOf, walletJson, o.logs.days));
   const counts = Object.fromEntries(reports.map((r) => [r.table, { imported: r.imported, updated: r.updated }]));
   if (!session.opts.dryRun && reports.some((r) => r.imported + r.updated > 0)) {
     await session.batch((trx) => appendAudit(trx, ACTOR, 'import', { source: session.opts.source, ...counts }));
