@@ -56,7 +56,7 @@ async function edgePart(config: Config, runtime: Runtime, source: Source, logs: 
   const e = await createEdgeContext(config, runtime);
   const session = new ImportSession(e.ctx.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
-    return await importEdge(e.services.admin, source, session, { userIdOf: (id) => userIds.get(id), logs: o.logsDays === undefined ? undefined : { source: logs, days: o.logsDays } });
+    return await importEdge(source, session, { userIdOf: (id) => userIds.get(id), logs: o.logsDays === undefined ? undefined : { source: logs, days: o.logsDays } });
   } finally {
     await session.finish();
     await e.close();

@@ -103,7 +103,7 @@ eachDatabase('import new-api: wallets, tokens, top-up codes and usage into the e
         ],
       );
       assert.equal(Number(credits[0].created_at), now - 3600);
-      assert.equal(JSON.parse(credits[1].wallet).balance, BALANCES.alice);
+      assert.deepEqual(JSON.parse(credits[1].wallet), { quota: BALANCES.alice, used_quota: 99_000, request_count: 321 });
 
       const customerKey = `sk-${STORED.aliceMain}`;
       const keys = await db.selectFrom('edge_keys').selectAll().orderBy('key_id').execute();

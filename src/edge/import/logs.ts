@@ -5,8 +5,8 @@ import { importMap } from '../../kit/db/import-map.js';
 import { int, text, truthy, type Source } from '../../kit/db/source.js';
 import { ensureOwner } from '../keys/store.js';
 import type { SourceRow } from './fields.js';
-import { creditExists, insertCreditRow, insertEndedRun, tokenKeys } from './store.js';
-import type { UserLookup, WalletJson } from './wallets.js';
+import { balanceJson, creditExists, insertCreditRow, insertEndedRun, tokenKeys } from './store.js';
+import type { UserLookup } from './wallets.js';
 
 /** Problems listed in the report at most (a log may leave out millions of rows; the rest are counted). */
 const MAX_LISTED = 1000;
@@ -20,14 +20,14 @@ export const logCreditId = (logId: string) => `import:log:${logId}`;
  * money: the run has no reservation or settlement, and the top-up credit leaves the balance alone, since
  * the imported balance and used_quota already hold both. Read a page at a time, newest days only.
  */
-export async function importLogs(source: Source, session: ImportSession, userIdOf: UserLookup, walletJson: WalletJson, days: number, now = Date.now()): Promise<TableReport> {
+export async function importLogs(source: Source, session: ImportSession, userIdOf: UserLookup, days: number, now = Date.now()): Promise<TableReport> {
   const since = Math.floor(now / 1000) - days * 86400;
   const report = emptyReport('logs');
   const tokenIds = await session.batch((trx) => importMap.all(trx, session.opts.source, 'tokens'));
   const types = [LOG_TYPE.topup, LOG_TYPE.consume];
   for await (const page of source.walk('logs', 'id', (q) => q.where('created_at', '>=', since).where('type', 'in', types))) {
     const keys = await session.batch((trx) => tokenKeys(trx, [...new Set(page.map((l) => tokenIds.get(String(int(l.token_id)))).filter((id): id is number => id !== undefined))]));
-    add(report, await session.run(logStep(page, userIdOf, walletJson, tokenIds, keys)));
+    add(report, await session.run(logStep(page, userIdOf, tokenIds, keys)));
   }
   report.note = `the last ${days} days: consume rows as ended calls, top-up rows as credits that leave the balance alone`;
   return report;
@@ -41,7 +41,7 @@ function add(total: TableReport, part: TableReport) {
   if (more) total.unlisted = (total.unlisted ?? 0) + more;
 }
 
-function logStep(rows: SourceRow[], userIdOf: UserLookup, walletJson: WalletJson, tokenIds: Map<string, number>, keys: Map<number, string>): TableStep<SourceRow> {
+function logStep(rows: SourceRow[], userIdOf: UserLookup, tokenIds: Map<string, number>, keys: Map<number, string>): TableStep<SourceRow> {
   const ownerOf = (l: SourceRow) => userIdOf(String(int(l.user_id)));
   return {
     table: 'logs',
@@ -55,13 +55,12 @@ function logStep(rows: SourceRow[], userIdOf: UserLookup, walletJson: WalletJson
     },
     fields: (l) => ({ user: ownerOf(l), type: int(l.type), created_at: int(l.created_at), quota: int(l.quota), model_name: text(l.model_name), token_id: int(l.token_id) }),
     async insert(trx, l) {
-      const owner = customerOwnerName(ownerOf(l)!);
-      const ownerId = await ensureOwner(trx, owner);
+      const ownerId = await ensureOwner(trx, customerOwnerName(ownerOf(l)!));
       const at = int(l.created_at);
       if (int(l.type) === LOG_TYPE.topup) {
         const creditId = logCreditId(String(l.id));
         if (await creditExists(trx, creditId)) return skip('imported by an earlier run');
-        await insertCreditRow(trx, { credit_id: creditId, owner_id: ownerId, amount: Math.max(0, int(l.quota)), wallet: await walletJson(owner, trx), created_at: at, kind: 'topup', reason: text(l.content).slice(0, 255) });
+        await insertCreditRow(trx, { credit_id: creditId, owner_id: ownerId, amount: Math.max(0, int(l.quota)), wallet: await balanceJson(trx, ownerId), created_at: at, kind: 'topup', reason: text(l.content).slice(0, 255) });
         return 0;
       }
       const tokenId = tokenIds.get(String(int(l.token_id)));

@@ -1,11 +1,10 @@
 import type { ImportSession, TableReport } from '../../kit/db/batch-import.js';
 import type { Source } from '../../kit/db/source.js';
-import type { EdgeAdmin } from '../admin/service.js';
 import { appendAudit } from '../audit/store.js';
 import { importLogs } from './logs.js';
 import { redemptionsStep } from './redemptions.js';
 import { tokensStep } from './tokens.js';
-import { walletsStep, type UserLookup, type WalletJson } from './wallets.js';
+import { walletsStep, type UserLookup } from './wallets.js';
 
 const ACTOR = 'cli:import';
 
@@ -22,14 +21,13 @@ export interface EdgeImportOptions {
  * log, in that order (tokens find their wallets' owners, logs their tokens). Runs after the account half,
  * whose map says which account user a new-api user became.
  */
-export async function importEdge(admin: EdgeAdmin, source: Source, session: ImportSession, o: EdgeImportOptions): Promise<TableReport[]> {
-  const walletJson: WalletJson = async (owner, trx) => JSON.stringify(await admin.wallet(owner, trx));
+export async function importEdge(source: Source, session: ImportSession, o: EdgeImportOptions): Promise<TableReport[]> {
   const reports = [
-    await session.run(walletsStep(await source.rows('users'), o.userIdOf, walletJson)),
+    await session.run(walletsStep(await source.rows('users'), o.userIdOf)),
     await session.run(tokensStep(await source.rows('tokens'), o.userIdOf)),
     await session.run(redemptionsStep(await source.rows('redemptions'), o.userIdOf)),
   ];
-  if (o.logs) reports.push(await importLogs(o.logs.source, session, o.userIdOf, walletJson, o.logs.days));
+  if (o.logs) reports.push(await importLogs(o.logs.source, session, o.userIdOf, o.logs.days));
   const counts = Object.fromEntries(reports.map((r) => [r.table, { imported: r.imported, updated: r.updated }]));
   if (!session.opts.dryRun && reports.some((r) => r.imported + r.updated > 0)) {
     await session.batch((trx) => appendAudit(trx, ACTOR, 'import', { source: session.opts.source, ...counts }));

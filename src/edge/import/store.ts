@@ -55,6 +55,16 @@ export async function insertCreditRow(db: Db, row: { credit_id: string; owner_id
   await db.insertInto('edge_credits').values(row).execute();
 }
 
+/**
+ * The wallet as the customer port answers it (CustomerBalance, JSON), which an account user's credit rows
+ * keep in `wallet`.
+ */
+export async function balanceJson(db: Db, ownerId: number): Promise<string> {
+  const w = await db.selectFrom('edge_wallets').select(['balance', 'reserved', 'used_quota', 'request_count']).where('owner_id', '=', ownerId).executeTakeFirst();
+  const n = (v: unknown) => Number(v ?? 0);
+  return JSON.stringify({ quota: n(w?.balance) - n(w?.reserved), used_quota: n(w?.used_quota), request_count: n(w?.request_count) });
+}
+
 export async function creditExists(db: Db, creditId: string): Promise<boolean> {
   return !!(await db.selectFrom('edge_credits').select('credit_id').where('credit_id', '=', creditId).executeTakeFirst());
 }

@@ -1,15 +1,13 @@
 import { customerOwnerName } from '../../contract/customer.js';
 import { skip, type TableStep } from '../../kit/db/batch-import.js';
 import { int } from '../../kit/db/source.js';
-import { ensureOwner, type Db } from '../keys/store.js';
+import { ensureOwner } from '../keys/store.js';
 import { credit } from '../wallets/store.js';
 import { deletedIn, type SourceRow } from './fields.js';
-import { addWalletUsage, creditExists, insertCreditRow } from './store.js';
+import { addWalletUsage, balanceJson, creditExists, insertCreditRow } from './store.js';
 
 /** The account user id a new-api user became (the account import's map), or undefined. */
 export type UserLookup = (newApiUserId: string) => number | undefined;
-/** The wallet of an owner as a credit row keeps it (EdgeAdmin.wallet, JSON). */
-export type WalletJson = (owner: string, trx: Db) => Promise<string>;
 
 /** The credit that brought a new-api user's quota over: one per user, so no run credits it twice. */
 export const userCreditId = (newApiUserId: string) => `import:user:${newApiUserId}`;
@@ -20,7 +18,7 @@ export const userCreditId = (newApiUserId: string) => `import:user:${newApiUserI
  * to the wallet's counters. The wallet is the edge's from then on: a later change of these in new-api is
  * reported and not applied (the customer may have spent on the edge meanwhile).
  */
-export function walletsStep(rows: SourceRow[], userIdOf: UserLookup, walletJson: WalletJson): TableStep<SourceRow> {
+export function walletsStep(rows: SourceRow[], userIdOf: UserLookup): TableStep<SourceRow> {
   return {
     table: 'wallets',
     rows,
@@ -32,12 +30,11 @@ export function walletsStep(rows: SourceRow[], userIdOf: UserLookup, walletJson:
       if (quota < 0) return skip(`quota below zero in new-api (${quota}): nothing was imported; credit the wallet by hand if needed`);
       const creditId = userCreditId(String(s.id));
       if (await creditExists(trx, creditId)) return skip('its quota was credited by an earlier import');
-      const owner = customerOwnerName(userIdOf(String(s.id))!);
-      const ownerId = await ensureOwner(trx, owner);
+      const ownerId = await ensureOwner(trx, customerOwnerName(userIdOf(String(s.id))!));
       await credit(trx, ownerId, quota);
       await addWalletUsage(trx, ownerId, Math.max(0, int(s.used_quota)), Math.max(0, int(s.request_count)));
       if (quota > 0) {
-        await insertCreditRow(trx, { credit_id: creditId, owner_id: ownerId, amount: quota, wallet: await walletJson(owner, trx), created_at: Math.floor(Date.now() / 1000), kind: 'import', reason: 'balance imported from new-api' });
+        await insertCreditRow(trx, { credit_id: creditId, owner_id: ownerId, amount: quota, wallet: await balanceJson(trx, ownerId), created_at: Math.floor(Date.now() / 1000), kind: 'import', reason: 'balance imported from new-api' });
       }
       return ownerId;
     },
