@@ -3,13 +3,6 @@ import { int, text, truthy, unixSeconds } from '../../kit/db/source.js';
 
 export type SourceRow = Record<string, unknown>;
 
-/** new-api's MaskTokenKey: the first 4 and last 4 characters around ten asterisks (shorter keys hide more). */
-export function maskKey(key: string): string {
-  if (key.length <= 4) return '*'.repeat(key.length);
-  if (key.length <= 8) return `${key.slice(0, 2)}****${key.slice(-2)}`;
-  return `${key.slice(0, 4)}**********${key.slice(-4)}`;
-}
-
 export const sha256Hex = (v: string) => crypto.createHash('sha256').update(v, 'utf8').digest('hex');
 
 /** Whether GORM soft-deleted the row (deleted_at set). */

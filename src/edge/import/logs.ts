@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { customerOwnerName, LOG_TYPE } from '../../contract/customer.js';
+import { LOG_TYPE } from '../../contract/customer.js';
 import { emptyReport, skip, type ImportSession, type TableReport, type TableStep } from '../../kit/db/batch-import.js';
 import { importMap } from '../../kit/db/import-map.js';
 import { int, text, truthy, type Source } from '../../kit/db/source.js';
-import { ensureOwner } from '../keys/store.js';
+import { ensureCustomerOwner } from '../customers/owners.js';
 import type { SourceRow } from './fields.js';
 import { balanceJson, creditExists, insertCreditRow, insertEndedRun, tokenKeys } from './store.js';
 import type { UserLookup } from './wallets.js';
@@ -55,7 +55,7 @@ function logStep(rows: SourceRow[], userIdOf: UserLookup, tokenIds: Map<string, 
     },
     fields: (l) => ({ user: ownerOf(l), type: int(l.type), created_at: int(l.created_at), quota: int(l.quota), model_name: text(l.model_name), token_id: int(l.token_id) }),
     async insert(trx, l) {
-      const ownerId = await ensureOwner(trx, customerOwnerName(ownerOf(l)!));
+      const ownerId = await ensureCustomerOwner(trx, ownerOf(l)!);
       const at = int(l.created_at);
       if (int(l.type) === LOG_TYPE.topup) {
         const creditId = logCreditId(String(l.id));

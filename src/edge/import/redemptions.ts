@@ -1,7 +1,8 @@
 import { CODE_STATUS } from '../../contract/customer.js';
 import { skip, type TableStep } from '../../kit/db/batch-import.js';
 import { int, text } from '../../kit/db/source.js';
-import { deletedIn, maskKey, redemptionFields, redemptionProblem, sha256Hex, type SourceRow } from './fields.js';
+import { maskedKey } from '../keys/credentials.js';
+import { deletedIn, redemptionFields, redemptionProblem, sha256Hex, type SourceRow } from './fields.js';
 import { insertRedemption, redemptionByHash, redemptionById, updateUnusedRedemption } from './store.js';
 import type { UserLookup } from './wallets.js';
 
@@ -28,7 +29,7 @@ export function redemptionsStep(rows: SourceRow[], userIdOf: UserLookup): TableS
       return insertRedemption(trx, {
         ...redemptionFields(s),
         key_hash: hash,
-        key_hint: maskKey(code),
+        key_hint: maskedKey(code),
         status: CODE_STATUS.enabled,
         redeemed_time: 0,
         used_owner_id: 0,

@@ -1,10 +1,10 @@
-import { customerOwnerName } from '../../contract/customer.js';
 import { skip, type TableStep } from '../../kit/db/batch-import.js';
 import { int } from '../../kit/db/source.js';
 import { nowSeconds, type EdgeTokenTable } from '../db.js';
-import { importedKeyId, isImportedKey } from '../keys/credentials.js';
-import { ensureOwner, insertKey, revokeKey } from '../keys/store.js';
-import { customerKeyOf, deletedIn, maskKey, sha256Hex, tokenFields, tokenProblem, type SourceRow } from './fields.js';
+import { importedKeyId, isImportedKey, maskedKey } from '../keys/credentials.js';
+import { ensureCustomerOwner } from '../customers/owners.js';
+import { insertKey, revokeKey } from '../keys/store.js';
+import { customerKeyOf, deletedIn, sha256Hex, tokenFields, tokenProblem, type SourceRow } from './fields.js';
 import { insertToken, keyExists, tokenById, updateToken } from './store.js';
 import type { UserLookup } from './wallets.js';
 
@@ -32,9 +32,9 @@ export function tokensStep(rows: SourceRow[], userIdOf: UserLookup): TableStep<S
       const key = customerKeyOf(s);
       const keyId = importedKeyId(key);
       if (await keyExists(trx, keyId)) return skip('its key is on the edge already');
-      const ownerId = await ensureOwner(trx, customerOwnerName(ownerOf(s)!));
+      const ownerId = await ensureCustomerOwner(trx, ownerOf(s)!);
       await insertKey(trx, { key_id: keyId, owner_id: ownerId, secret_hash: sha256Hex(key) });
-      const row: Omit<EdgeTokenTable, 'id'> = { ...tokenFields(s), key_id: keyId, owner_id: ownerId, key_hint: maskKey(key), pending_key: null, pending_until: null, deleted_at: null };
+      const row: Omit<EdgeTokenTable, 'id'> = { ...tokenFields(s), key_id: keyId, owner_id: ownerId, key_hint: maskedKey(key), pending_key: null, pending_until: null, deleted_at: null };
       return insertToken(trx, row);
     },
     async update(trx, localId, s, changed) {
@@ -55,7 +55,7 @@ export function tokensStep(rows: SourceRow[], userIdOf: UserLookup): TableStep<S
         if (await keyExists(trx, keyId)) return skip('its new key is on the edge already');
         await revokeKey(trx, stored.key_id);
         await insertKey(trx, { key_id: keyId, owner_id: Number(stored.owner_id), secret_hash: sha256Hex(key) });
-        Object.assign(patch, { key_id: keyId, key_hint: maskKey(key) });
+        Object.assign(patch, { key_id: keyId, key_hint: maskedKey(key) });
       }
       if (Object.keys(patch).length) await updateToken(trx, localId, patch);
     },

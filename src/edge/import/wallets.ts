@@ -1,7 +1,6 @@
-import { customerOwnerName } from '../../contract/customer.js';
 import { skip, type TableStep } from '../../kit/db/batch-import.js';
 import { int } from '../../kit/db/source.js';
-import { ensureOwner } from '../keys/store.js';
+import { ensureCustomerOwner } from '../customers/owners.js';
 import { credit } from '../wallets/store.js';
 import { deletedIn, type SourceRow } from './fields.js';
 import { addWalletUsage, balanceJson, creditExists, insertCreditRow } from './store.js';
@@ -30,7 +29,7 @@ export function walletsStep(rows: SourceRow[], userIdOf: UserLookup): TableStep<
       if (quota < 0) return skip(`quota below zero in new-api (${quota}): nothing was imported; credit the wallet by hand if needed`);
       const creditId = userCreditId(String(s.id));
       if (await creditExists(trx, creditId)) return skip('its quota was credited by an earlier import');
-      const ownerId = await ensureOwner(trx, customerOwnerName(userIdOf(String(s.id))!));
+      const ownerId = await ensureCustomerOwner(trx, userIdOf(String(s.id))!);
       await credit(trx, ownerId, quota);
       await addWalletUsage(trx, ownerId, Math.max(0, int(s.used_quota)), Math.max(0, int(s.request_count)));
       if (quota > 0) {
