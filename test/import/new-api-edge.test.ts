@@ -162,13 +162,13 @@ eachDatabase('import new-api: wallets, tokens, top-up codes and usage into the e
     assert.deepEqual(await withEdge(snapshot), before);
   });
 
-  test('--only edge applies what changed in new-api: tokens, keys and codes follow, the wallet is reported and kept', async () => {
+  test('--only edge applies what changed in new-api: tokens, keys and codes follow, the wallet is reported and kept; an exhausted token is stored enabled (its quota says the rest)', async () => {
     const t = (id: number) => d.source.db.updateTable('tokens').where('id', '=', id);
     await t(1).set({ name: 'alice renamed', status: 2 }).execute();
     await t(2).set({ deleted_at: d.source.time(now) }).execute();
     const newBobKey = tokenKey('bob rotated');
     await t(3).set({ key: newBobKey }).execute();
-    await d.source.db.insertInto('tokens').values({ id: 8, user_id: 2, key: tokenKey('bob second'), status: 1, name: 'bob second', created_time: 1, accessed_time: 0, expired_time: -1, remain_quota: 5, unlimited_quota: d.source.bool(false), model_limits_enabled: d.source.bool(false), model_limits: '', allow_ips: '', used_quota: 0, group: '' }).execute();
+    await d.source.db.insertInto('tokens').values({ id: 8, user_id: 2, key: tokenKey('bob second'), status: 4, name: 'bob second', created_time: 1, accessed_time: 0, expired_time: -1, remain_quota: 5, unlimited_quota: d.source.bool(false), model_limits_enabled: d.source.bool(false), model_limits: '', allow_ips: '', used_quota: 0, group: '' }).execute();
     await d.source.db.updateTable('redemptions').set({ status: 3 }).where('id', '=', 1).execute();
     await d.source.db.updateTable('redemptions').set({ quota: 26_000 }).where('id', '=', 5).execute();
     await d.source.db.updateTable('users').set({ quota: 1 }).where('id', '=', 1).execute();

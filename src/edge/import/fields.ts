@@ -20,7 +20,8 @@ export const customerKeyOf = (s: SourceRow) => `sk-${text(s.key).trim()}`;
 export function tokenFields(s: SourceRow) {
   return {
     name: text(s.name),
-    status: int(s.status, 1),
+    // The edge stores 1 or 2 and reports 3 (expired) and 4 (exhausted) from the expiry and the quota left.
+    status: int(s.status, 1) === 2 ? 2 : 1,
     expired_time: int(s.expired_time, -1),
     remain_quota: int(s.remain_quota, 0),
     unlimited_quota: truthy(s.unlimited_quota) ? 1 : 0,
@@ -34,13 +35,13 @@ export function tokenFields(s: SourceRow) {
   };
 }
 
-export type TokenFields = ReturnType<typeof tokenFields>;
-
 /** Why a token cannot be stored here (null when it can); the key's form is checked apart. */
-export function tokenProblem(f: TokenFields): string | null {
+export function tokenProblem(s: SourceRow): string | null {
+  const f = tokenFields(s);
   if (chars(f.name) > 64) return 'name longer than 64 characters';
   if (chars(f.group_name) > 64) return 'group longer than 64 characters';
-  if (![1, 2, 3, 4].includes(f.status)) return `unknown status ${f.status}`;
+  const status = int(s.status, 1);
+  if (![1, 2, 3, 4].includes(status)) return `unknown status ${status}`;
   return null;
 }
 

@@ -24,7 +24,7 @@ export function tokensStep(rows: SourceRow[], userIdOf: UserLookup): TableStep<S
     precheck(s) {
       if (ownerOf(s) === undefined) return deletedIn(s) ? 'deleted in the source' : 'its user was not imported';
       if (!isImportedKey(customerKeyOf(s))) return "its key is not new-api's 48 letters or digits, so the edge cannot accept it";
-      return tokenProblem(tokenFields(s));
+      return tokenProblem(s);
     },
     fields: (s) => ({ ...tokenFields(s), user: ownerOf(s), key: customerKeyOf(s), deleted: deletedIn(s) }),
     async insert(trx, s) {
