@@ -44,6 +44,22 @@ export interface RelayQuote {
   estimate: number | null;
 }
 
+/** A gateway model's price as the relay charges it (new-api's pricing fields; the group ratio multiplies either). */
+export interface RelayModelPrice {
+  /** 0: by tokens (model_ratio quota per prompt token, completion_ratio times that per output token); 1: per call. */
+  quota_type: 0 | 1;
+  model_ratio: number;
+  /** USD per call when quota_type is 1, else 0. */
+  model_price: number;
+  completion_ratio: number;
+}
+
+/** The prices of the models asked for (null: the relay has no price for it) and every channel group's ratio. */
+export interface RelayPrices {
+  models: Record<string, RelayModelPrice | null>;
+  group_ratio: Record<string, number>;
+}
+
 export interface RelayUsage {
   prompt_tokens: number;
   completion_tokens: number;
@@ -109,6 +125,8 @@ export interface RelayPort {
    * relayed, or not yet written: the log is written within a second of the call's end).
    */
   summaryOf(requestId: string, caller: Pick<RelayCaller, 'issuer' | 'subject'>): Promise<RelaySummary | null>;
+  /** What these gateway models cost, from the relay's ratio configuration (what a customer's price list shows). */
+  prices(models: string[]): Promise<RelayPrices>;
 }
 
 /** Over HTTP: a whole answer's summary header (base64url JSON), and the SSE comment that ends a stream. */

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { RELAY_BUDGET_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelayQuote, type RelaySummary } from '../../contract/relay.js';
+import { RELAY_BUDGET_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelayPrices, type RelayQuote, type RelaySummary } from '../../contract/relay.js';
 import { errorCatalog } from '../../contract/errors/index.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -14,6 +14,8 @@ function relayPath(call: RelayCall): string {
 }
 const ISSUER = 'edge';
 const AUDIENCE = 'gateway-relay';
+/** Who asks for the price list (a workload token names a caller; prices are the same for every one). */
+const PRICES_SUBJECT = 'edge-prices';
 
 /**
  * The relay of a gateway in another process, over its loopback internal API: each call signs a fresh
@@ -128,6 +130,19 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
       const text = await res.body.text();
       if (res.statusCode !== 200) throw await failure(res.statusCode, text, res.headers['x-relay-error-code']);
       return JSON.parse(text) as RelayQuote;
+    },
+
+    async prices(models) {
+      const res = await request(`${opts.url}/relay/v1/prices`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await token(PRICES_SUBJECT)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ models }),
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw await failure(res.statusCode, text, res.headers['x-relay-error-code']);
+      return JSON.parse(text) as RelayPrices;
     },
 
     async summaryOf(requestId, caller) {

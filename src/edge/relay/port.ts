@@ -11,6 +11,9 @@ const unavailable: RelayPort = {
   summaryOf: async () => {
     throw new AppError('service_unavailable');
   },
+  prices: async () => {
+    throw new AppError('service_unavailable');
+  },
   // Runs are admitted on their model's reserve alone, and wait for a relay.
   quote: async () => ({ minimum: 0, estimate: null }),
 };

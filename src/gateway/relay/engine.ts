@@ -1,4 +1,4 @@
-import type { QuotedCall, RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelayQuote, RelaySummary, RelayUsage } from '../../contract/relay.js';
+import type { QuotedCall, RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelayPrices, RelayQuote, RelaySummary, RelayUsage } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import { checkJsonValueDepth } from '../../kit/json/limits.js';
 import { jsonObject } from '../../kit/json/object.js';
@@ -49,6 +49,10 @@ export class RelayEngine implements RelayPort {
     this.checkDepth(call.body);
     const plan = new Plan({ ...call, requestId: '' });
     return quoteOf(plan, await this.priceOf(plan));
+  }
+
+  prices(models: string[]): Promise<RelayPrices> {
+    return this.d.pricing.table([...new Set(models)]);
   }
 
   /** The HTTP listeners refuse too deep bodies at parse time; a caller in this process is held to the same limit. */

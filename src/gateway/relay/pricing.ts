@@ -1,4 +1,4 @@
-import type { RelayUsage } from '../../contract/relay.js';
+import type { RelayPrices, RelayUsage } from '../../contract/relay.js';
 import type { Ratios } from '../ratio-sync/formats.js';
 
 /** The reference's quota unit: 500,000 quota = 1 USD; model_ratio 1 = 1 quota per prompt token ($2 per 1M). */
@@ -40,6 +40,27 @@ export class Pricing {
   /** Forgets the prices read, so the next call reads the ratio configuration again (it just changed). */
   invalidate() {
     this.cached = null;
+  }
+
+  /**
+   * The price list of these models as price() charges them (without the group ratio, listed apart): a
+   * model_price makes a per-call price, else a model_ratio a token price, else null (no price).
+   */
+  async table(models: string[]): Promise<RelayPrices> {
+    const { ratios, groups } = await this.load();
+    // Entries, not assignments: a model named __proto__ stays a plain key.
+    const priced = models.map((model): [string, RelayPrices['models'][string]] => {
+      const usdPerCall = num(ratios.model_price, model);
+      if (usdPerCall !== undefined) return [model, { quota_type: 1, model_ratio: 0, model_price: usdPerCall, completion_ratio: 0 }];
+      const modelRatio = num(ratios.model_ratio, model);
+      if (modelRatio === undefined) return [model, null];
+      return [model, { quota_type: 0, model_ratio: modelRatio, model_price: 0, completion_ratio: num(ratios.completion_ratio, model) ?? 1 }];
+    });
+    const ratiosOfGroups = Object.keys(groups ?? {}).flatMap((g): [string, number][] => {
+      const r = num(groups, g);
+      return r === undefined ? [] : [[g, r]];
+    });
+    return { models: Object.fromEntries(priced), group_ratio: Object.fromEntries(ratiosOfGroups) };
   }
 
   async price(model: string, group: string): Promise<Price | null> {

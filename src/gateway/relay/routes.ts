@@ -62,6 +62,14 @@ function filterOf(q: { model?: string; channel_id?: number; status?: string; cal
 }
 
 const MODEL = Type.String({ minLength: 1, maxLength: 255 });
+const RATIO = Type.Number({ minimum: 0 });
+const RelayPricesSchema = Type.Object({
+  models: Type.Record(
+    Type.String(),
+    Type.Union([Type.Object({ quota_type: Type.Union([Type.Literal(0), Type.Literal(1)]), model_ratio: RATIO, model_price: RATIO, completion_ratio: RATIO }), Type.Null()]),
+  ),
+  group_ratio: Type.Record(Type.String(), RATIO),
+});
 const STREAM = Type.Optional(Type.Boolean());
 /** A JSON object the converters read field by field (content blocks, parts, settings). */
 const BLOCK = Type.Object({}, { additionalProperties: true });
@@ -130,7 +138,7 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
 }
 
 /**
- * The relay's internal API (GR01–GR06, workload token) and its log for staff (GS04, GS05). `callerNames`:
+ * The relay's internal API (GR01–GR08, workload token) and its log for staff (GS04, GS05). `callerNames`:
  * the names of callers it knows (edge owners when the edge runs in this process).
  */
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerNames: (callers: string[]) => Promise<Map<string, string>> = async () => new Map()): OperationImpl<any>[] {
@@ -159,6 +167,12 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
         }),
       },
       handler: async (req) => engine.quote({ format: req.body.format, body: req.body.body, modelInPath: req.body.model_in_path, caller: req.relayCaller! }),
+    }),
+    implement('GR08', {
+      answers: { 200: { description: 'The prices (null: the model has no price) and the group ratios', schema: RelayPricesSchema } },
+      errors: relayErrors,
+      schema: { body: Type.Object({ models: Type.Array(MODEL, { maxItems: 5000 }) }) },
+      handler: async (req) => engine.prices(req.body.models),
     }),
     implement('GR04', {
       answers: { 200: { description: 'The call summary', schema: RelaySummarySchema } },
