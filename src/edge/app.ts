@@ -69,7 +69,7 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
     /** Models, keys, wallets, usage and webhooks: the CLI's and (as EdgeAdminPort) the gateway console's. */
     admin: new EdgeAdmin(ctx, keys, webhooks, configured),
     /** An account user's keys, wallet, usage and top-up codes (CustomerPort): the account service's. */
-    customers: createCustomerPort(ctx),
+    customers: createCustomerPort(ctx, relay),
   };
   const close = async () => {
     await ctx.upstream.close();

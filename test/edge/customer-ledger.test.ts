@@ -224,6 +224,40 @@ eachDatabase('customer ledger: usage log, statistics, hourly usage and prices (e
     await refusal(ledger.usage({ userId: 7, start_timestamp: T0 + 10, end_timestamp: T0 }), 'invalid');
   });
 
+  test("through the edge's customer port: a token's calls, a redeemed code, a starting balance and an admin's edit in the user's log", async () => {
+    const port = st.edge.services.customers;
+    await port.grant(50, 100_000, 'signup:50', 'system:test', '');
+    const { key } = await port.createToken(50, { name: 'sdk', expired_time: -1, remain_quota: 0, unlimited_quota: true, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '' });
+    const chat = (body: Record<string, unknown>) => st.edge.request('POST', '/v1/chat/completions', { token: key, body: { model: 'chat', messages: [{ role: 'user', content: 'hi' }], ...body } });
+    const calls = [await chat({}), await chat({ stream: true, stream_options: { include_usage: true } })];
+    for (const r of calls) assert.equal(r.status, 200, r.text);
+    for (const r of calls) {
+      await until('the call is settled', async () => {
+        const run = await st.edge.ctx.db.selectFrom('edge_runs').select('finished_at').where('request_id', '=', r.headers.get('x-request-id')!).executeTakeFirstOrThrow();
+        return run.finished_at !== null;
+      });
+    }
+    const [code] = await port.createCodes({ name: 'e2e', quota: 5000, count: 1, expired_time: 0 }, 'account:1');
+    assert.equal(await port.redeem(50, code!), 5000);
+    const balance = await port.balance(50);
+    await port.setQuota(50, balance.quota + 10, 'account:1', 'goodwill');
+
+    const log = await port.logs({ userId: 50, page: 1, size: 10 });
+    assert.equal(log.total, 5);
+    // Credits keep whole seconds, calls milliseconds: within one second their order is not the test's.
+    const byType = (rows: number[][]) => rows.sort((a, b) => a[0]! - b[0]!);
+    assert.deepEqual(byType(log.items.map((l) => [l.type, l.quota])), [[1, 5000], [2, CHAT_COST], [2, CHAT_COST], [3, 10], [4, 100_000]]);
+    const consume = log.items.filter((l) => l.type === 2);
+    assert.deepEqual(consume.map((l) => [l.model_name, l.token_name, l.prompt_tokens, l.completion_tokens, l.user_id]), [['chat', 'sdk', 100, 20, 50], ['chat', 'sdk', 100, 20, 50]]);
+    assert.deepEqual(consume.map((l) => l.is_stream).sort(), [false, true]);
+    assert.ok(consume.every((l) => l.token_id > 0 && l.request_id.length > 0));
+    assert.match(log.items.find((l) => l.type === 3)!.content, /goodwill$/);
+    assert.equal(log.items.find((l) => l.type === 4)!.content, '新用户注册赠送 ＄0.200000 额度');
+    assert.deepEqual(await port.logStat({ userId: 50 }), { quota: 2 * CHAT_COST, rpm: 2, tpm: 240 });
+    assert.deepEqual((await port.topups(50, { page: 1, size: 10 })).items.map((t) => [t.payment_method, t.amount]), [['redemption', 5000]]);
+    assert.equal((await port.balance(50)).quota, balance.quota + 10);
+  });
+
   const EXPECTED_PRICING = {
     models: [
       { model_name: 'chat', quota_type: 0, model_ratio: 2, model_price: 0, completion_ratio: 3, enable_groups: ['default'] },
