@@ -58,6 +58,8 @@ eachDatabase('customer top-up codes: hashed, shown once, audited, redeemed exact
     assert.deepEqual([updated.name, updated.quota], ['spring-2', 750_000]);
     assert.equal((await ledger.setCodeStatus(id, CODE_STATUS.disabled, ADMIN)).status, 2);
     assert.equal((await ledger.setCodeStatus(id, CODE_STATUS.enabled, ADMIN)).status, 1);
+    assert.equal((await ledger.setCodeStatus(id, CODE_STATUS.enabled, ADMIN)).status, 1, 'enabling an enabled code changes nothing and is no error');
+    assert.equal((await ledger.updateCode(id, { name: 'spring-2', quota: 750_000, expired_time: 0 }, ADMIN)).name, 'spring-2', 'the same values again');
     await refusal(ledger.setCodeStatus(id, CODE_STATUS.used, ADMIN), 'invalid');
     await ledger.deleteCode(id, ADMIN);
     assert.ok((await s.ctx.db.selectFrom('edge_redemptions').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow()).deleted_at !== null, 'soft deleted');
@@ -72,7 +74,7 @@ eachDatabase('customer top-up codes: hashed, shown once, audited, redeemed exact
     assert.deepEqual(JSON.parse(created[0]!.detail), { name: 'spring', quota: 500_000, count: 3, expired_time: 0, ids: JSON.parse(created[0]!.detail).ids });
     assert.equal(created[0]!.actor, ADMIN);
     assert.deepEqual(JSON.parse((await audit('code.update'))[0]!.detail), { id, name: 'spring-2', quota: 750_000, expired_time: 0 });
-    assert.deepEqual((await audit('code.status')).map((r) => JSON.parse(r.detail)), [{ id, status: 2 }, { id, status: 1 }]);
+    assert.deepEqual((await audit('code.status')).map((r) => JSON.parse(r.detail)), [{ id, status: 2 }, { id, status: 1 }, { id, status: 1 }]);
     assert.deepEqual((await audit('code.delete')).map((r) => JSON.parse(r.detail)), [{ id }]);
   });
 
@@ -107,6 +109,7 @@ eachDatabase('customer top-up codes: hashed, shown once, audited, redeemed exact
     assert.deepEqual([credits[0]!.kind, Number(credits[0]!.amount)], ['topup', 123_456]);
     assert.equal(credits[0]!.reason, `通过兑换码充值 ＄0.246912 额度，兑换码ID ${row.id}`);
     assert.deepEqual([Number(row.status), Number(row.used_owner_id) > 0, Number(row.redeemed_time) > 0], [3, true, true]);
+    await refusal(ledger.setCodeStatus(Number(row.id), CODE_STATUS.disabled, ADMIN), 'invalid');
     const listed = (await ledger.listCodes(String(row.id), { page: 1, size: 1 })).items[0]!;
     assert.deepEqual([listed.status, listed.used_user_id], [3, 21]);
     const redeemed = await audit('code.redeem');

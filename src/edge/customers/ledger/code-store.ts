@@ -2,6 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import { insertedId } from '../../../kit/db/index.js';
 import type { EdgeRedemptionTable } from '../../db.js';
 import type { Db } from '../../keys/store.js';
+import { likeLiteral } from './common.js';
 
 export type NewCode = Omit<EdgeRedemptionTable, 'id' | 'status' | 'redeemed_time' | 'used_owner_id' | 'deleted_at'>;
 
@@ -36,9 +37,6 @@ export type CodeRow = Awaited<ReturnType<typeof codeById>> & object;
 export async function codeById(db: Db, id: number) {
   return codeRows(db).select(CODE_COLUMNS).where('edge_redemptions.id', '=', id).executeTakeFirst();
 }
-
-/** LIKE's own characters taken literally (the escape character is `!`). */
-export const likeLiteral = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
 
 /**
  * Codes whose name starts with `namePrefix` (or whose id is `id`), newest first, and how many match; no

@@ -80,11 +80,12 @@ function topupView(userId: number, c: { credit_id: string; amount: number; creat
  * audited with its actor; no key is ever in an audit row, log or error.
  */
 export function codePart(ctx: EdgeContext): CodeMethods {
-  /** Runs `change` and the audit row of `operation` in one transaction; not_found when `change` found nothing. */
+  /** Runs `change` and, when it changed a code, the audit row of `operation`, in one transaction; answers whether it did. */
   const changed = (by: CustomerActor, operation: string, detail: Record<string, unknown>, change: (trx: typeof ctx.db) => Promise<boolean>) =>
     ctx.db.transaction().execute(async (trx) => {
-      if (!(await change(trx))) throw notFound();
+      if (!(await change(trx))) return false;
       await appendAudit(trx, by, operation, detail);
+      return true;
     });
 
   const viewOf = async (id: number) => {
@@ -123,7 +124,7 @@ export function codePart(ctx: EdgeContext): CodeMethods {
       checkSettings(c, nowSeconds());
       checkActor(by);
       const fields = { name: c.name, quota: c.quota, expired_time: c.expired_time };
-      await changed(by, 'code.update', { id, ...fields }, (trx) => updateCode(trx, id, fields));
+      if (!(await changed(by, 'code.update', { id, ...fields }, (trx) => updateCode(trx, id, fields)))) throw notFound();
       return viewOf(id);
     },
 
@@ -131,20 +132,18 @@ export function codePart(ctx: EdgeContext): CodeMethods {
       checkId(id);
       check(status === CODE_STATUS.enabled || status === CODE_STATUS.disabled, 'the status must be 1 (enabled) or 2 (disabled)');
       checkActor(by);
-      const before = await codeById(ctx.db, id);
-      if (!before) throw notFound();
-      check(Number(before.status) !== CODE_STATUS.used, 'a used code cannot be enabled or disabled');
-      // Conditional on not used: a redemption between the read and this change wins, and this one is refused.
-      await changed(by, 'code.status', { id, status }, (trx) => setCodeStatus(trx, id, status, CODE_STATUS.used)).catch((e) => {
-        throw e instanceof CustomerRefusal && e.reason === 'not_found' ? new CustomerRefusal('invalid', 'a used code cannot be enabled or disabled') : e;
-      });
+      // Conditional on not used: of a redemption and this change, whichever comes second finds the code as the first left it.
+      if (!(await changed(by, 'code.status', { id, status }, (trx) => setCodeStatus(trx, id, status, CODE_STATUS.used)))) {
+        if (!(await codeById(ctx.db, id))) throw notFound();
+        throw new CustomerRefusal('invalid', 'a used code cannot be enabled or disabled');
+      }
       return viewOf(id);
     },
 
     async deleteCode(id, by) {
       checkId(id);
       checkActor(by);
-      await changed(by, 'code.delete', { id }, (trx) => softDeleteCode(trx, id, nowSeconds()));
+      if (!(await changed(by, 'code.delete', { id }, (trx) => softDeleteCode(trx, id, nowSeconds())))) throw notFound();
     },
 
     async redeem(userId, key) {

@@ -22,3 +22,6 @@ export const userIdOfOwner = (name: string | null | undefined) => (name ? (custo
 
 /** An amount as new-api's log text shows it (logger.LogQuota, USD display): `＄0.002000 额度`. */
 export const quotaText = (units: number) => `＄${(units / UNITS_PER_USD).toFixed(6)} 额度`;
+
+/** LIKE's own characters taken literally, for a pattern whose escape character is `!` (MySQL's default, the backslash, reads differently). */
+export const likeLiteral = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);

@@ -1,8 +1,7 @@
 import { LOG_TYPE, type CustomerLog, type CustomerPort, type LogQuery } from '../../../contract/customer.js';
 import type { EdgeContext } from '../../context.js';
 import { checkUserId, customerOwnerId } from '../owners.js';
-import { check, pageOf, quotaText, userIdOfOwner } from './common.js';
-import { likeLiteral } from './code-store.js';
+import { check, likeLiteral, pageOf, quotaText, userIdOfOwner } from './common.js';
 import { consumedQuota, hourlyUsage, logPage, ownerNames, recentConsumption, type LogFilter, type LogRow, type NameMatch } from './store.js';
 
 export type LogMethods = Pick<CustomerPort, 'logs' | 'logStat' | 'usage'>;
