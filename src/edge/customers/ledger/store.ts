@@ -122,21 +122,13 @@ async function countOf(q: SelectQueryBuilder<any, any, any>): Promise<number> {
 
 /** A page of the usage log, newest first (runs and credits as one list), and how many rows the filter has. */
 export async function logPage(db: Db, f: LogFilter, limit: number, offset: number): Promise<{ rows: LogRow[]; total: number }> {
-  const runs = withRuns(f) ? runPart(db, f) : null;
-  const credits = withCredits(f) ? creditPart(db, f) : null;
-  if (!runs && !credits) return { rows: [], total: 0 };
-  const both = runs && credits ? runs.unionAll(credits as never) : (runs ?? credits)!;
+  // The two parts select the same columns, in the same order, of the same types (LogRow).
+  const parts = [withRuns(f) ? runPart(db, f) : null, withCredits(f) ? creditPart(db, f) : null].filter((p) => p !== null) as unknown as SelectQueryBuilder<any, any, LogRow>[];
+  if (parts.length === 0) return { rows: [], total: 0 };
+  const list = parts.length === 2 ? parts[0]!.unionAll(parts[1]!) : parts[0]!;
   const [rows, ...counts] = await Promise.all([
-    db
-      .selectFrom((both as typeof runs & object).as('l'))
-      .selectAll()
-      .orderBy('at_ms', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    ...(runs ? [countOf(runs)] : []),
-    ...(credits ? [countOf(credits)] : []),
+    db.selectFrom(list.as('l')).selectAll().orderBy('at_ms', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    ...parts.map(countOf),
   ]);
   const total = counts.reduce((a, b) => a + b, 0);
   return { rows: (rows as unknown as LogRow[]).map(numeric), total };
