@@ -5,9 +5,9 @@ import { eachDatabase, freshDatabase } from '../helpers/services.js';
 import { createNewApiDb } from './new-api-source.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 import { importedKeyId } from '../../src/edge/keys/credentials.js';
-import { customerOwnerName } from '../../src/contract/customer.js';
+import { CustomerRefusal, customerOwnerName } from '../../src/contract/customer.js';
 import { fill } from './new-api-data.js';
-import { BALANCES, CODES, fillCustomers, NOW, STORED, tokenKey } from './new-api-customers.js';
+import { BALANCES, CODES, codeOf, fillCustomers, NOW, STORED, tokenKey } from './new-api-customers.js';
 import { databases, importCli, line, openEdge } from './harness.js';
 
 const EDGE_TABLES = ['edge_owners', 'edge_keys', 'edge_wallets', 'edge_credits', 'edge_tokens', 'edge_redemptions', 'edge_runs', 'edge_settlements', 'edge_audit', 'import_map'];
@@ -215,6 +215,39 @@ eachDatabase('import new-api: wallets, tokens, top-up codes and usage into the e
     } finally {
       await logs.database.close();
       await apart.drop();
+    }
+  });
+
+  test("the imported records through the edge's customer port: the usage log, top-ups, and a code made in new-api redeemed once", async () => {
+    await d.source.db.insertInto('redemptions').values({ id: 6, user_id: 1, key: codeOf('late'), status: 1, name: 'code 6', quota: 30_000, created_time: now, redeemed_time: 0, used_user_id: 0, expired_time: 0 }).execute();
+    const r = await run('--only', 'edge');
+    assert.equal(r.error, null, r.text);
+    const alice = await accountId('alice');
+    const e = await openEdge(s, d.edgeUrl);
+    try {
+      const port = e.services.customers;
+      const log = await port.logs({ userId: alice, page: 1, size: 20 });
+      // Newest first: the imported balance (credited at the import), the top-up an hour ago, the call a day ago.
+      assert.deepEqual(log.items.map((l) => [l.type, l.quota, l.content, l.model_name, l.token_name]), [
+        [4, BALANCES.alice, `从 new-api 导入额度 ＄${(BALANCES.alice / 500_000).toFixed(6)} 额度：balance imported from new-api`, '', ''],
+        [1, 5000, 'Recharged via redemption code: $0.01', '', ''],
+        [2, 320, '', 'gpt-4o', 'alice main'],
+      ]);
+      const consume = log.items.find((l) => l.type === 2)!;
+      assert.deepEqual([consume.use_time, consume.is_stream, consume.prompt_tokens, consume.completion_tokens, consume.request_id, consume.created_at], [3, true, 100, 20, 'req-one', now - 86_400]);
+      assert.deepEqual((await port.topups(alice, { page: 1, size: 10 })).items.map((t) => [t.payment_method, t.amount, t.trade_no]), [
+        ['import', BALANCES.alice, 'import:user:1'],
+        ['import', 5000, 'import:log:2'],
+      ]);
+      const before = (await port.balance(alice)).quota;
+      for (const refused of [CODES.fresh, CODES.expired, CODES.used]) {
+        await assert.rejects(port.redeem(alice, refused), (x: any) => x instanceof CustomerRefusal && x.reason === 'code_invalid');
+      }
+      assert.equal(await port.redeem(alice, codeOf('late')), 30_000);
+      await assert.rejects(port.redeem(alice, codeOf('late')), (x: any) => x instanceof CustomerRefusal && x.reason === 'code_invalid');
+      assert.equal((await port.balance(alice)).quota, before + 30_000);
+    } finally {
+      await e.close();
     }
   });
 });
