@@ -3,6 +3,7 @@ import type { Config, ServiceName } from './config/index.js';
 import type { Runtime } from './runtime.js';
 import type { RelayPort } from './contract/relay.js';
 import type { EdgeAdminHolder } from './contract/edge-admin.js';
+import type { CustomerHolder } from './contract/customer.js';
 import { buildAccountApp } from './account/app.js';
 import { buildGatewayApp } from './gateway/app.js';
 import { buildEdgeApp } from './edge/app.js';
@@ -15,6 +16,8 @@ import { buildEdgeApp } from './edge/app.js';
 export async function buildServices(config: Config, runtime: Runtime): Promise<{ service: ServiceName; app: FastifyInstance }[]> {
   let relay: RelayPort | null = null;
   const edgeAdmin: EdgeAdminHolder = { port: null };
+  // The account is built before the edge: its customer API reaches the edge through this holder once filled.
+  const customers: CustomerHolder = { port: null };
   const built: { service: ServiceName; app: FastifyInstance }[] = [];
   try {
     for (const service of [...config.services].sort((a, b) => Number(a === 'edge') - Number(b === 'edge'))) {
@@ -26,7 +29,7 @@ export async function buildServices(config: Config, runtime: Runtime): Promise<{
         const edge = await buildEdgeApp(config, runtime, relay);
         edgeAdmin.port = edge.admin;
         built.push({ service, app: edge.app });
-      } else built.push({ service, app: (await buildAccountApp(config, runtime)).app });
+      } else built.push({ service, app: (await buildAccountApp(config, runtime, customers)).app });
     }
   } catch (e) {
     await Promise.allSettled(built.map((b) => b.app.close()));

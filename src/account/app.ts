@@ -27,6 +27,8 @@ import { oauthRoutes } from './oauth/routes.js';
 import { socialRoutes } from './oauth/social-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { userAdminRoutes } from './user-admin/routes.js';
+import { customerRoutes } from './customers/routes.js';
+import type { CustomerHolder } from '../contract/customer.js';
 
 export { createAccountContext, type AccountServices };
 
@@ -47,12 +49,17 @@ function routesOf(s: AccountServices): OperationImpl<any>[] {
     ...socialRoutes(s.wechat, s.telegram, s.verification),
     ...dashboardRoutes(s.self, s.oauth),
     ...userAdminRoutes(s.userAdmin),
+    ...customerRoutes(s),
   ];
 }
 
-/** Builds the account deployable: its context and services plus the HTTP app with every account operation. */
-export async function buildAccountApp(config: Config, runtime: Runtime) {
-  const { ctx, services } = await createAccountContext(config, runtime);
+/**
+ * Builds the account deployable: its context and services plus the HTTP app with every account operation.
+ * `customers` carries the edge's customer port when it is reachable (filled later by src/services.ts when
+ * the edge is built in this process).
+ */
+export async function buildAccountApp(config: Config, runtime: Runtime, customers: CustomerHolder = { port: null }) {
+  const { ctx, services } = await createAccountContext(config, runtime, customers);
   await warmUpPasswordHashing();
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog });
   await app.register(cookie);

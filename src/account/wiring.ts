@@ -26,12 +26,18 @@ import { createWeChatService } from './oauth/wechat.js';
 import { createTelegramService } from './oauth/telegram.js';
 import { createSelfService } from './dashboard/self.js';
 import { createUserAdminService } from './user-admin/service.js';
+import { createCustomerServices } from './customers/service.js';
+import { edgeAccess } from './customers/edge.js';
+import { createSignupGrant } from './customers/wallet/service.js';
+import type { CustomerHolder } from '../contract/customer.js';
 
 /**
  * Opens the account database (migrated) and composes its services, each handed the peers it uses; used by
- * the app, the CLI and the importer.
+ * the app, the CLI and the importer. `customers` carries the edge's customer port once it is reachable
+ * (src/services.ts fills it when the edge is built in this process); without it the customer API answers
+ * EDGE_UNAVAILABLE.
  */
-export async function createAccountContext(config: Config, runtime: Runtime) {
+export async function createAccountContext(config: Config, runtime: Runtime, customers: CustomerHolder = { port: null }) {
   const secret = config.sessionSecret || persistentSecret(config.dataDir, 'session_secret');
   const database = await openDatabase<AccountDB>(config.account.databaseUrl);
   await migrate(database, 'account', accountMigrations(database.dialect));
@@ -48,14 +54,17 @@ export async function createAccountContext(config: Config, runtime: Runtime) {
   const flows = createFlowsService(ctx);
   const email = createEmailService(ctx, mailer);
   const sessions = createSessionsService(ctx, email);
-  const users = createUsersService(ctx, sessions, email);
+  const edge = edgeAccess(customers);
+  const signupGrant = createSignupGrant(edge, ctx.log.child({ module: 'customers' }), config.quotaForNewUser);
+  const users = createUsersService(ctx, sessions, email, signupGrant);
   const encryption = createPasswordEncryption(ctx);
   const twoFactor = createTwoFactorService(ctx, { flows, users, sessions });
   const providers = createProviders(config.mailOAuth.oauth);
-  const bindings = createBindingsService(ctx, providers);
+  const bindings = createBindingsService(ctx, providers, signupGrant);
   const verification = createVerificationService(ctx, { flows, sessions, twoFactor, encryption, bindings, providers });
   const login = createLoginService(ctx, { sessions, encryption, verification });
   const passkeys = createPasskeysService(ctx, { flows, users, sessions, verification });
+  const customer = createCustomerServices(ctx, edge, users);
   const services = {
     flows,
     email,
@@ -72,8 +81,10 @@ export async function createAccountContext(config: Config, runtime: Runtime) {
     wechat: createWeChatService(ctx, { bindings, email, login }),
     telegram: createTelegramService(ctx, { bindings, flows, login, sessions }),
     /** The caller's own profile, display name and password (what new-api's dashboard edits). */
-    self: createSelfService(ctx, sessions),
-    userAdmin: createUserAdminService(ctx, { users, twoFactor, passkeys, sessions }),
+    self: createSelfService(ctx, sessions, customer.wallet),
+    userAdmin: createUserAdminService(ctx, { users, twoFactor, passkeys, sessions, wallet: customer.wallet }),
+    /** new-api's customer API: keys, usage, top-up codes, prices and wallets on the edge (customers/). */
+    ...customer,
   };
   await sessions.listenForInvalidations();
   return { ctx, services };

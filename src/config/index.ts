@@ -277,6 +277,8 @@ export function loadConfig(env: Env = process.env) {
     registerEnabled: bool(env, 'REGISTER_ENABLED', true),
     passwordRegisterEnabled: bool(env, 'PASSWORD_REGISTER_ENABLED', true),
     emailVerificationEnabled: bool(env, 'EMAIL_VERIFICATION_ENABLED', false),
+    /** Wallet units a new account user starts with (new-api's QuotaForNewUser; 500,000 units = 1 USD). */
+    quotaForNewUser: int(env, 'QUOTA_FOR_NEW_USER', 0, 0, 500_000_000_000_000),
     /** Extra words (organisation, brand) a new password must not be, give or take digits and symbols. */
     passwordContextWords: list(env, 'PASSWORD_CONTEXT_WORDS'),
     sessions: {

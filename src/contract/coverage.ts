@@ -70,6 +70,8 @@ export const referenceRoutes: { id: string; method: HttpMethod; path: string; de
   { id: 'R14', method: 'POST', path: '/api/oauth/wechat/bind', deployable: 'account', state: 'alias', servedBy: 'A10', summary: 'The reference\'s WeChat binding path: served by A10 (same handler, auth, proof and limits)' },
   { id: 'R15', method: 'GET', path: '/api/oauth/telegram/login', deployable: 'account', state: 'alias', servedBy: 'A08', summary: 'The reference\'s Telegram login path: served by A08 (same handler, auth and limits)' },
   { id: 'R16', method: 'POST', path: '/api/oauth/telegram/bind/start', deployable: 'account', state: 'alias', servedBy: 'A07', summary: 'The reference\'s Telegram binding start: served by A07 (same handler, auth and limits)' },
+  // new-api keeps /api/log/self/search as a deprecated route of its own; here it is the log itself.
+  { id: 'R17', method: 'GET', path: '/api/log/self/search', deployable: 'account', state: 'alias', servedBy: 'AS18', summary: 'The reference\'s usage-log search path: served by AS18 GET /api/log/self (same filters, auth and limits)' },
 ];
 
 const routePattern = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);

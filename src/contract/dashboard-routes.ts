@@ -3,31 +3,17 @@ import type { RegisteredOperation } from './registry.js';
 import type { AuthClass, HttpMethod } from './types.js';
 
 /**
- * Routes new-api's own dashboard (its web/ pages) calls on the account service that are outside SPEC:
- * API tokens, top-up and payments, usage logs, subscriptions, affiliate credit, check-in, content pages.
+ * Routes new-api's own dashboard (its web/ pages) calls on the account service that are outside SPEC and
+ * not served here: payments, task logs, subscriptions, affiliate credit, check-in, content pages (its
+ * customer API — tokens, usage, top-up codes, prices — is served: AS09–AS34 in operations.ts).
  * They answer 501 `api_not_implemented` after the reference's authentication (a clear "not here" instead
  * of a bare 404) and are listed in the manifest with state `placeholder` (docs/differences.md, "The
  * reference dashboard").
  */
 const routes: { id: string; name: string; method: HttpMethod; path: string; auth: AuthClass; summary: string }[] = [
-  { id: 'AP01', name: 'tokens', method: 'GET', path: '/api/token/', auth: 'customer', summary: 'List API tokens (dashboard, not in this product)' },
-  { id: 'AP02', name: 'tokenSearch', method: 'GET', path: '/api/token/search', auth: 'customer', summary: 'Search API tokens (dashboard, not in this product)' },
-  { id: 'AP03', name: 'token', method: 'GET', path: '/api/token/:id', auth: 'customer', summary: 'Read an API token (dashboard, not in this product)' },
-  { id: 'AP04', name: 'tokenKey', method: 'POST', path: '/api/token/:id/key', auth: 'customer', summary: 'Reveal an API token key (dashboard, not in this product)' },
-  { id: 'AP05', name: 'tokenCreate', method: 'POST', path: '/api/token/', auth: 'customer', summary: 'Create an API token (dashboard, not in this product)' },
-  { id: 'AP06', name: 'tokenUpdate', method: 'PUT', path: '/api/token/', auth: 'customer', summary: 'Update an API token (dashboard, not in this product)' },
-  { id: 'AP07', name: 'tokenDelete', method: 'DELETE', path: '/api/token/:id', auth: 'customer', summary: 'Delete an API token (dashboard, not in this product)' },
-  { id: 'AP08', name: 'tokensDelete', method: 'POST', path: '/api/token/batch', auth: 'customer', summary: 'Delete API tokens in batch (dashboard, not in this product)' },
-  { id: 'AP09', name: 'tokenKeys', method: 'POST', path: '/api/token/batch/keys', auth: 'customer', summary: 'Reveal API token keys in batch (dashboard, not in this product)' },
-  { id: 'AP10', name: 'logSelf', method: 'GET', path: '/api/log/self', auth: 'customer', summary: 'Own usage log (dashboard, not in this product)' },
-  { id: 'AP11', name: 'logSelfStat', method: 'GET', path: '/api/log/self/stat', auth: 'customer', summary: 'Own usage statistics (dashboard, not in this product)' },
-  { id: 'AP12', name: 'logSelfSearch', method: 'GET', path: '/api/log/self/search', auth: 'customer', summary: 'Search the own usage log (dashboard, not in this product)' },
-  { id: 'AP13', name: 'dataSelf', method: 'GET', path: '/api/data/self', auth: 'customer', summary: 'Own usage by day (dashboard, not in this product)' },
   { id: 'AP14', name: 'midjourneySelf', method: 'GET', path: '/api/mj/self', auth: 'customer', summary: 'Own Midjourney tasks (dashboard, not in this product)' },
   { id: 'AP15', name: 'taskSelf', method: 'GET', path: '/api/task/self', auth: 'customer', summary: 'Own tasks (dashboard, not in this product)' },
   { id: 'AP16', name: 'topupInfo', method: 'GET', path: '/api/user/topup/info', auth: 'customer', summary: 'Top-up options (dashboard, not in this product)' },
-  { id: 'AP17', name: 'topupSelf', method: 'GET', path: '/api/user/topup/self', auth: 'customer', summary: 'Own top-ups (dashboard, not in this product)' },
-  { id: 'AP18', name: 'topup', method: 'POST', path: '/api/user/topup', auth: 'customer', summary: 'Redeem a top-up code (dashboard, not in this product)' },
   { id: 'AP19', name: 'pay', method: 'POST', path: '/api/user/pay', auth: 'customer', summary: 'Pay by epay (dashboard, not in this product)' },
   { id: 'AP20', name: 'amount', method: 'POST', path: '/api/user/amount', auth: 'customer', summary: 'Price of a top-up (dashboard, not in this product)' },
   { id: 'AP21', name: 'stripePay', method: 'POST', path: '/api/user/stripe/pay', auth: 'customer', summary: 'Pay by Stripe (dashboard, not in this product)' },
@@ -38,8 +24,6 @@ const routes: { id: string; name: string; method: HttpMethod; path: string; auth
   { id: 'AP26', name: 'setting', method: 'PUT', path: '/api/user/setting', auth: 'customer', summary: 'Own notification settings (dashboard, not in this product)' },
   { id: 'AP27', name: 'accessToken', method: 'GET', path: '/api/user/token', auth: 'customer', summary: 'Generate a personal access token (dashboard; here: npm run cli -- user token)' },
   { id: 'AP28', name: 'selfDelete', method: 'DELETE', path: '/api/user/self', auth: 'customer', summary: 'Delete the own account (dashboard, not in this product)' },
-  { id: 'AP29', name: 'userModels', method: 'GET', path: '/api/user/models', auth: 'customer', summary: 'Models the own group may use (dashboard, not in this product)' },
-  { id: 'AP30', name: 'selfGroups', method: 'GET', path: '/api/user/self/groups', auth: 'customer', summary: 'Groups the caller may use (dashboard, not in this product)' },
   { id: 'AP31', name: 'checkinStatus', method: 'GET', path: '/api/user/checkin', auth: 'customer', summary: 'Check-in status (dashboard, not in this product)' },
   { id: 'AP32', name: 'checkin', method: 'POST', path: '/api/user/checkin', auth: 'customer', summary: 'Daily check-in (dashboard, not in this product)' },
   { id: 'AP33', name: 'subscriptionPlans', method: 'GET', path: '/api/subscription/plans', auth: 'customer', summary: 'Subscription plans (dashboard, not in this product)' },
@@ -51,7 +35,6 @@ const routes: { id: string; name: string; method: HttpMethod; path: string; auth
   { id: 'AP39', name: 'logoutGet', method: 'GET', path: '/api/user/logout', auth: 'none', summary: 'The reference\'s cookie-session logout (here: POST /api/user/auth/logout, A23)' },
   { id: 'AP40', name: 'groups', method: 'GET', path: '/api/user/groups', auth: 'none', summary: 'Public group list (dashboard, not in this product)' },
   { id: 'AP41', name: 'models', method: 'GET', path: '/api/models', auth: 'customer', summary: 'Models of the dashboard (not in this product)' },
-  { id: 'AP42', name: 'pricing', method: 'GET', path: '/api/pricing', auth: 'optional', summary: 'Model pricing page (dashboard, not in this product)' },
   { id: 'AP43', name: 'notice', method: 'GET', path: '/api/notice', auth: 'none', summary: 'Site notice (dashboard, not in this product)' },
   { id: 'AP44', name: 'about', method: 'GET', path: '/api/about', auth: 'none', summary: 'About page (dashboard, not in this product)' },
   { id: 'AP45', name: 'homePageContent', method: 'GET', path: '/api/home_page_content', auth: 'none', summary: 'Home page content (dashboard, not in this product)' },

@@ -41,7 +41,7 @@ eachDatabase('admin user list (AS05-AS08)', (v) => {
 
     const all = (await admin.get('/api/user/?page_size=100')).json.data.items;
     const m3 = all.find((u: any) => u.username === 'member3');
-    assert.deepEqual(Object.keys(m3).sort(), ['created_at', 'display_name', 'email', 'group', 'id', 'last_login_at', 'passkey_count', 'role', 'status', 'twofa_enabled', 'username']);
+    assert.deepEqual(Object.keys(m3).sort(), ['created_at', 'display_name', 'email', 'group', 'id', 'last_login_at', 'passkey_count', 'quota', 'request_count', 'role', 'status', 'twofa_enabled', 'used_quota', 'username']);
     assert.equal(m3.twofa_enabled, true);
     assert.ok(m3.last_login_at > 0, 'enrolling signed member3 in');
     assert.equal(all.find((u: any) => u.username === 'member4').twofa_enabled, false);

@@ -205,9 +205,13 @@ eachDatabase('new-api dashboard routes outside SPEC answer 501 api_not_implement
 
   test('after their authentication, in the error envelope, and listed in the manifest', async () => {
     const placeholders = accountOperations().filter((o) => o.state === 'placeholder');
-    assert.ok(placeholders.length >= 40);
-    for (const path of ['/api/token/', '/api/log/self', '/api/user/aff', '/api/subscription/self', '/api/user/topup/info']) {
+    assert.ok(placeholders.length >= 30);
+    for (const path of ['/api/user/aff', '/api/subscription/self', '/api/user/topup/info', '/api/mj/self']) {
       assert.ok(placeholders.some((o) => o.spec.path === path), path);
+    }
+    // The customer API is served now (AS09–AS34), no longer a placeholder.
+    for (const path of ['/api/token/', '/api/log/self', '/api/user/topup', '/api/pricing', '/api/user/models']) {
+      assert.ok(!placeholders.some((o) => o.spec.path === path), path);
     }
     await s.createUser('ph1', 'ph1 password!');
     const b = s.browser();

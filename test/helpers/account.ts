@@ -6,6 +6,7 @@ import { ROLE } from '../../src/account/db.js';
 import { captureLog } from './log-capture.js';
 import { freshDatabase, freshSchema, tempDir, type Variant } from './services.js';
 import { Browser } from './http.js';
+import type { CustomerHolder } from '../../src/contract/customer.js';
 
 export const SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789';
 
@@ -29,6 +30,8 @@ export interface StartOptions {
   /** Share the database of an earlier server (a second instance). */
   databaseUrl?: string;
   dataDir?: string;
+  /** The edge's customer port as a co-hosted edge hands it over (src/services.ts); absent: no edge. */
+  customers?: CustomerHolder;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
   const runtime = createRuntime(config, log.stream);
   let built: Awaited<ReturnType<typeof buildAccountApp>>;
   try {
-    built = await buildAccountApp(config, runtime);
+    built = await buildAccountApp(config, runtime, opts.customers);
     await built.app.listen({ host: '127.0.0.1', port: 0 });
   } catch (e) {
     // A failed start must not leave a Redis or database connection holding the test process open.

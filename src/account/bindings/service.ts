@@ -34,8 +34,11 @@ function affCode(): string {
   return crypto.randomBytes(6).toString('base64url').replace(/[-_]/g, 'x').slice(0, 8);
 }
 
-/** Provider identities of users: lookup, bind, unbind, list, and sign-up through a provider. */
-export function createBindingsService(ctx: AccountContext, kinds: ReadonlyMap<string, IdentityKind>) {
+/**
+ * Provider identities of users: lookup, bind, unbind, list, and sign-up through a provider (`onSignup`
+ * runs for each user created so: the starting balance).
+ */
+export function createBindingsService(ctx: AccountContext, kinds: ReadonlyMap<string, IdentityKind>, onSignup: (userId: number) => Promise<void> = async () => {}) {
   const db = bindingDb(ctx);
 
   function kindOf(slug: string): IdentityKind | null {
@@ -99,7 +102,7 @@ export function createBindingsService(ctx: AccountContext, kinds: ReadonlyMap<st
       for (const username of candidates) {
         if (await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst()) continue;
         try {
-          return await db.transaction().execute(async (trx) => {
+          const created = await db.transaction().execute(async (trx) => {
             const id = await insertedId(
               trx,
               trx.insertInto('users').values({
@@ -122,6 +125,8 @@ export function createBindingsService(ctx: AccountContext, kinds: ReadonlyMap<st
             if (!kind.column) await bindingsStore.setCustom(trx, id, kind.slug, providerUserId, nowSeconds());
             return (await bindingsStore.userById(trx, id))!;
           });
+          await onSignup(Number(created.id));
+          return created;
         } catch (e) {
           if (!isUniqueViolation(e)) throw e;
           // The identity itself was claimed meanwhile: the caller logs that user in instead.

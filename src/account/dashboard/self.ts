@@ -6,15 +6,18 @@ import { passwordProblem } from '../users/password-policy.js';
 import { usersStore } from '../users/store.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import type { SessionsService } from '../sessions/service.js';
+import type { CustomerBalance } from '../../contract/customer.js';
+import type { WalletService } from '../customers/wallet/service.js';
 
 /** The reference's limit on display names (its User.DisplayName `max=20`). */
 export const DISPLAY_NAME_MAX = 20;
 
 /**
  * AS03: the reference's self profile with the fields this service has: the safe self view, the built-in
- * bindings ("" when unbound, as the reference) and its quota counters, always 0 (quota lives in the gateway).
+ * bindings ("" when unbound, as the reference) and the wallet's counters from the edge (affiliate counters
+ * are always 0: no affiliate credit here).
  */
-export function profileView(u: BindingUserRow) {
+export function profileView(u: BindingUserRow, balance: CustomerBalance) {
   return {
     ...selfView(u),
     github_id: u.github_id ?? '',
@@ -23,9 +26,9 @@ export function profileView(u: BindingUserRow) {
     wechat_id: u.wechat_id ?? '',
     telegram_id: u.telegram_id ?? '',
     linux_do_id: u.linux_do_id ?? '',
-    quota: 0,
-    used_quota: 0,
-    request_count: 0,
+    quota: balance.quota,
+    used_quota: balance.used_quota,
+    request_count: balance.request_count,
     aff_count: 0,
     aff_quota: 0,
     aff_history_quota: 0,
@@ -41,7 +44,7 @@ export interface SelfUpdate {
 const invalid = (detail: string) => new AppError('SELF_UPDATE_INVALID', { params: { detail } });
 
 /** AS03 and AS04: the caller's own profile, display name and password. */
-export function createSelfService(ctx: AccountContext, sessions: SessionsService) {
+export function createSelfService(ctx: AccountContext, sessions: SessionsService, wallet: Pick<WalletService, 'balanceOf'>) {
   const db = bindingDb(ctx);
   const { db: accountDb } = ctx.database;
 
@@ -66,7 +69,7 @@ export function createSelfService(ctx: AccountContext, sessions: SessionsService
     async profile(identity: AccountIdentity) {
       const user = await bindingsStore.userById(db, identity.userId);
       if (!user) throw new AppError('AUTH_SESSION_REVOKED');
-      return profileView(user);
+      return profileView(user, await wallet.balanceOf(identity.userId));
     },
 
     /**

@@ -22,6 +22,9 @@ const AdminUser = Type.Object(
     last_login_at: Type.Integer({ description: 'unix seconds of the newest stored sign-in; 0 when none is stored' }),
     twofa_enabled: Type.Boolean(),
     passkey_count: Int,
+    quota: Type.Integer({ description: 'available wallet units on the edge (0 when the edge is not reachable)' }),
+    used_quota: Int,
+    request_count: Int,
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,10 @@ import type { UsersService } from '../users/service.js';
 import type { TwoFactorService } from '../two-factor/service.js';
 import type { PasskeysService } from '../passkeys/service.js';
 import type { SessionsService } from '../sessions/service.js';
+import type { CustomerBalance } from '../../contract/customer.js';
+import type { WalletService } from '../customers/wallet/service.js';
+
+const NO_BALANCE: CustomerBalance = { quota: 0, used_quota: 0, request_count: 0 };
 
 /** new-api's page size when none is asked for, and its cap. */
 export const DEFAULT_PAGE_SIZE = 10;
@@ -14,7 +18,7 @@ export const MAX_PAGE_SIZE = 100;
 export type ManageAction = 'disable' | 'enable' | 'promote' | 'demote';
 
 /** A user as the admin list shows it: never a password hash, token hash, TOTP secret or passkey key. */
-function listView(u: UserRow, twofa: boolean, passkeys: number, lastLogin: number) {
+function listView(u: UserRow, twofa: boolean, passkeys: number, lastLogin: number, balance: CustomerBalance) {
   return {
     id: Number(u.id),
     username: u.username,
@@ -27,6 +31,10 @@ function listView(u: UserRow, twofa: boolean, passkeys: number, lastLogin: numbe
     last_login_at: lastLogin,
     twofa_enabled: twofa,
     passkey_count: passkeys,
+    // new-api's dashboard reads these of every row (its user list fails without request_count).
+    quota: balance.quota,
+    used_quota: balance.used_quota,
+    request_count: balance.request_count,
   };
 }
 
@@ -39,12 +47,26 @@ export type AdminUserView = ReturnType<typeof listView>;
  */
 export function createUserAdminService(
   ctx: AccountContext,
-  { users, twoFactor, passkeys, sessions }: { users: UsersService; twoFactor: TwoFactorService; passkeys: PasskeysService; sessions: SessionsService },
+  {
+    users,
+    twoFactor,
+    passkeys,
+    sessions,
+    wallet,
+  }: { users: UsersService; twoFactor: TwoFactorService; passkeys: PasskeysService; sessions: SessionsService; wallet: Pick<WalletService, 'balancesOf'> },
 ) {
   async function views(rows: UserRow[]): Promise<AdminUserView[]> {
     const ids = rows.map((r) => Number(r.id));
-    const [withTwoFactor, passkeyCounts, lastLogins] = await Promise.all([twoFactor.enrolledAmong(ids), passkeys.countsOf(ids), sessions.lastLoginOf(ids)]);
-    return rows.map((r) => listView(r, withTwoFactor.has(Number(r.id)), passkeyCounts.get(Number(r.id)) ?? 0, lastLogins.get(Number(r.id)) ?? 0));
+    const [withTwoFactor, passkeyCounts, lastLogins, balances] = await Promise.all([
+      twoFactor.enrolledAmong(ids),
+      passkeys.countsOf(ids),
+      sessions.lastLoginOf(ids),
+      wallet.balancesOf(ids),
+    ]);
+    return rows.map((r) => {
+      const id = Number(r.id);
+      return listView(r, withTwoFactor.has(id), passkeyCounts.get(id) ?? 0, lastLogins.get(id) ?? 0, balances.get(id) ?? NO_BALANCE);
+    });
   }
 
   return {

@@ -47,7 +47,16 @@ export interface RegistrationCodes {
   consume(purpose: string, email: string, code: string): Promise<boolean>;
 }
 
-export function createUsersService(ctx: AccountContext, sessions: SessionsService, mail: RegistrationCodes & SecurityNotices) {
+/**
+ * Account users: registration, lookups, rank rules and security changes. `onSignup` runs for each user who
+ * registers (A41): the starting balance.
+ */
+export function createUsersService(
+  ctx: AccountContext,
+  sessions: SessionsService,
+  mail: RegistrationCodes & SecurityNotices,
+  onSignup: (userId: number) => Promise<void> = async () => {},
+) {
   const { db } = ctx.database;
 
   async function insertUser(input: {
@@ -122,7 +131,9 @@ export function createUsersService(ctx: AccountContext, sessions: SessionsServic
       }
       let inviterId: number | null = null;
       if (input.aff_code) inviterId = (await usersStore.byAffCode(db, input.aff_code.trim()))?.id ?? null;
-      return insertUser({ username, password, email: email || null, inviterId });
+      const id = await insertUser({ username, password, email: email || null, inviterId });
+      await onSignup(id);
+      return id;
     },
 
     requireOutrank,
@@ -169,6 +180,24 @@ export function createUsersService(ctx: AccountContext, sessions: SessionsServic
     async disable(userId: number, reason = 'admin_disabled') {
       await setSecurity(userId, { status: USER_STATUS.disabled });
       await sessions.revokeAllOfUser(userId, reason);
+    },
+
+    /** The usernames of these user ids (usage rows name their user); an unknown id is left out. */
+    async usernamesOf(ids: number[]): Promise<Map<number, string>> {
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return new Map();
+      return new Map((await usersStore.usernames(db, unique)).map((u) => [Number(u.id), u.username]));
+    },
+
+    /** The group of a live user, or null. */
+    async groupOf(userId: number): Promise<string | null> {
+      return (await usersStore.byId(db, userId))?.group ?? null;
+    },
+
+    /** The id of the user with this username (live or deleted), or null. */
+    async idOfUsername(username: string): Promise<number | null> {
+      const u = await usersStore.byUsername(db, username);
+      return u ? Number(u.id) : null;
     },
 
     /** A page of live users for the admin list (AS05/AS06). */

@@ -39,6 +39,11 @@ export const usersStore = {
     return (await byLoginName(db, name)).rows[0];
   },
 
+  /** Id and username of the users among `ids` (deleted ones too: their usage rows still name them). */
+  usernames(db: Db, ids: number[]) {
+    return db.selectFrom('users').select(['id', 'username']).where('id', 'in', ids).execute();
+  },
+
   byEmail(db: Db, email: string) {
     return db.selectFrom('users').select(['id']).where('email', '=', email).executeTakeFirst();
   },

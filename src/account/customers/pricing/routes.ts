@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { implement } from '../../../contract/types.js';
+import { ok } from '../../../kit/http/envelope.js';
+import { identityOf } from '../../auth.js';
+import { EDGE_ERRORS } from '../edge.js';
+import { ModelPrice, UserGroups } from '../schemas.js';
+import type { PricingService } from './service.js';
+
+/** Prices and models (AS23–AS25) with new-api's paths and fields. */
+export function pricingRoutes(pricing: PricingService) {
+  return [
+    implement('AS23', {
+      data: Type.Array(Type.String()),
+      errors: EDGE_ERRORS,
+      handler: async (req) => ok(await pricing.models(identityOf(req).userId)),
+    }),
+
+    implement('AS24', {
+      data: UserGroups,
+      errors: EDGE_ERRORS,
+      handler: async (req) => ok(await pricing.groups(identityOf(req).userId)),
+    }),
+
+    // Public as new-api's default; a signed-in caller sees the ratio of their own group. new-api's
+    // group_ratio, usable_group, vendors, supported_endpoint and auto_groups sit beside `data`.
+    implement('AS25', {
+      data: Type.Array(ModelPrice),
+      errors: EDGE_ERRORS,
+      handler: async (req) => pricing.pricing(req.accountIdentity?.userId),
+    }),
+  ];
+}

@@ -1,0 +1,135 @@
+import { AppError } from '../../../kit/http/errors.js';
+import { TOKEN_STATUS, type CustomerToken, type TokenSettings } from '../../../contract/customer.js';
+import { pageAnswer, pageOf, type PagingInput } from '../paging.js';
+import type { EdgeAccess } from '../edge.js';
+
+/** new-api's cap on a token's spending limit: a billion USD in quota units (500,000 units = 1 USD). */
+export const MAX_TOKEN_QUOTA = 1_000_000_000 * 500_000;
+export const TOKEN_NAME_MAX = 50;
+/** Ids one batch call may name (new-api's GetTokenKeysBatch cap; the same for batch deletes here). */
+export const MAX_BATCH = 100;
+const TEXT_MAX = 10_000;
+
+/** A token's settings as a request sends them (new-api's field names); absent fields keep their value. */
+export interface TokenInput {
+  name?: string;
+  expired_time?: number;
+  remain_quota?: number;
+  unlimited_quota?: boolean;
+  model_limits_enabled?: boolean;
+  model_limits?: string;
+  /** new-api sends null for "any". */
+  allow_ips?: string | null;
+  group?: string;
+}
+
+const invalid = (detail: string) => new AppError('CUSTOMER_INVALID', { params: { detail } });
+
+/** What a new token has when the request leaves a field out: never expires, no spending room, any IP. */
+const NEW_TOKEN: TokenSettings = {
+  name: '',
+  expired_time: -1,
+  remain_quota: 0,
+  unlimited_quota: false,
+  model_limits_enabled: false,
+  model_limits: '',
+  allow_ips: '',
+  group: '',
+};
+
+/** The settings a request asks for over `base`, checked as new-api checks them (AddToken, UpdateToken). */
+export function tokenSettings(input: TokenInput, base: TokenSettings): TokenSettings {
+  const s: TokenSettings = {
+    name: input.name ?? base.name,
+    expired_time: input.expired_time ?? base.expired_time,
+    remain_quota: input.remain_quota ?? base.remain_quota,
+    unlimited_quota: input.unlimited_quota ?? base.unlimited_quota,
+    model_limits_enabled: input.model_limits_enabled ?? base.model_limits_enabled,
+    model_limits: input.model_limits ?? base.model_limits,
+    allow_ips: input.allow_ips === null ? '' : (input.allow_ips ?? base.allow_ips),
+    group: input.group ?? base.group,
+  };
+  const nameLength = [...s.name].length;
+  if (nameLength < 1 || nameLength > TOKEN_NAME_MAX) throw invalid(`name must be 1 to ${TOKEN_NAME_MAX} characters`);
+  if (s.expired_time !== -1 && s.expired_time < 1) throw invalid('expired_time must be -1 (never) or a time in seconds since the epoch');
+  if (s.remain_quota < 0 || s.remain_quota > MAX_TOKEN_QUOTA) throw invalid(`remain_quota must be 0 to ${MAX_TOKEN_QUOTA}`);
+  if (s.model_limits.length > TEXT_MAX) throw invalid(`model_limits must be at most ${TEXT_MAX} characters`);
+  if (s.allow_ips.length > TEXT_MAX) throw invalid(`allow_ips must be at most ${TEXT_MAX} characters`);
+  if ([...s.group].length > 64) throw invalid('group must be at most 64 characters');
+  return s;
+}
+
+function batchIds(ids: number[]): number[] {
+  if (ids.length === 0) throw invalid('ids must name at least one token');
+  if (ids.length > MAX_BATCH) throw invalid(`ids may name at most ${MAX_BATCH} tokens`);
+  return [...new Set(ids)];
+}
+
+/**
+ * The caller's API tokens (new-api's token controller), kept on the edge. Every call names the owner by the
+ * authenticated user's id: the edge answers another user's token as not found, so nothing of it is read or
+ * changed. Keys are shown once: in the create answer, or on the first reveal after it.
+ */
+export function createTokensService(edge: EdgeAccess) {
+  return {
+    async list(userId: number, q: PagingInput) {
+      const page = pageOf(q);
+      return pageAnswer(page, await edge.run((port) => port.listTokens(userId, page)));
+    },
+
+    async search(userId: number, q: PagingInput & { keyword?: string; token?: string }) {
+      const page = pageOf(q);
+      return pageAnswer(page, await edge.run((port) => port.searchTokens(userId, (q.keyword ?? '').trim(), (q.token ?? '').trim(), page)));
+    },
+
+    get(userId: number, id: number): Promise<CustomerToken> {
+      return edge.run((port) => port.token(userId, id));
+    },
+
+    /** The new token with its full key in `key`: the one answer that carries it (beyond new-api, which answers no data). */
+    async create(userId: number, input: TokenInput) {
+      const settings = tokenSettings(input, NEW_TOKEN);
+      const created = await edge.run((port) => port.createToken(userId, settings));
+      return { ...created.token, key: created.key };
+    },
+
+    /** PUT /api/token/: every setting, or with `status_only` the status alone (1 enabled, 2 disabled). */
+    async update(userId: number, input: TokenInput & { id: number; status?: number }, statusOnly: boolean): Promise<CustomerToken> {
+      if (statusOnly) {
+        const status = input.status;
+        if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw invalid('status must be 1 (enabled) or 2 (disabled)');
+        return edge.run((port) => port.setTokenStatus(userId, input.id, status));
+      }
+      return edge.run(async (port) => {
+        const current = await port.token(userId, input.id);
+        return port.updateToken(userId, input.id, tokenSettings(input, current));
+      });
+    },
+
+    async remove(userId: number, id: number) {
+      const deleted = await edge.run((port) => port.deleteTokens(userId, [id]));
+      if (deleted === 0) throw new AppError('TOKEN_NOT_FOUND');
+    },
+
+    /** How many of the caller's tokens among `ids` were deleted (another user's ids are left alone and not counted). */
+    removeMany(userId: number, ids: number[]): Promise<number> {
+      const wanted = batchIds(ids);
+      return edge.run((port) => port.deleteTokens(userId, wanted));
+    },
+
+    async revealKey(userId: number, id: number) {
+      const keys = await edge.run((port) => port.revealKeys(userId, [id]));
+      const key = keys.get(id);
+      if (!key) throw new AppError('TOKEN_NOT_FOUND');
+      return { key };
+    },
+
+    async revealKeys(userId: number, ids: number[]) {
+      const wanted = batchIds(ids);
+      const keys = await edge.run((port) => port.revealKeys(userId, wanted));
+      return { keys: Object.fromEntries([...keys].map(([id, key]) => [String(id), key])) };
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;

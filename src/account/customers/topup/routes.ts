@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import { implement, NoData } from '../../../contract/types.js';
+import { ok } from '../../../kit/http/envelope.js';
+import { identityOf } from '../../auth.js';
+import { EDGE_ERRORS } from '../edge.js';
+import { PageOf, pagingQuery } from '../paging.js';
+import { Topup, TopupCode } from '../schemas.js';
+import type { TopupService } from './service.js';
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Whole = Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+const code = {
+  name: Type.Optional(Type.String({ maxLength: 1000 })),
+  quota: Type.Optional(Whole),
+  expired_time: Type.Optional(Whole),
+};
+const CODE_ERRORS = [...EDGE_ERRORS, 'TOPUP_CODE_NOT_FOUND'];
+
+/** Top-up: the customer's redemption and history (AS21, AS22) and the admin's codes (AS26–AS30), as new-api. */
+export function topupRoutes(topup: TopupService) {
+  return [
+    implement('AS21', {
+      data: PageOf(Topup),
+      errors: EDGE_ERRORS,
+      schema: { querystring: Type.Object(pagingQuery) },
+      handler: async (req) => ok(await topup.topups(identityOf(req).userId, req.query)),
+    }),
+
+    implement('AS22', {
+      data: Type.Integer({ description: 'the units credited' }),
+      errors: [...EDGE_ERRORS, 'TOPUP_CODE_INVALID'],
+      rateLimit: ['critical'],
+      schema: { body: Type.Object({ key: Type.Optional(Type.String({ maxLength: 1024 })) }) },
+      handler: async (req) => ok(await topup.redeem(identityOf(req).userId, req.body.key ?? '')),
+    }),
+
+    implement('AS26', {
+      data: PageOf(TopupCode),
+      errors: EDGE_ERRORS,
+      schema: { querystring: Type.Object(pagingQuery) },
+      handler: async (req) => ok(await topup.codes(req.query)),
+    }),
+
+    implement('AS27', {
+      data: PageOf(TopupCode),
+      errors: EDGE_ERRORS,
+      schema: { querystring: Type.Object({ ...pagingQuery, keyword: Type.Optional(Type.String({ maxLength: 100 }))}) },
+      handler: async (req) => ok(await topup.codes(req.query)),
+    }),
+
+    implement('AS28', {
+      data: Type.Array(Type.String(), { description: 'the new codes, shown in this answer only' }),
+      errors: EDGE_ERRORS,
+      schema: { body: Type.Object({ ...code, count: Type.Optional(Whole) }) },
+      handler: async (req) => ok(await topup.create(identityOf(req).userId, req.body)),
+    }),
+
+    implement('AS29', {
+      data: TopupCode,
+      errors: CODE_ERRORS,
+      schema: {
+        querystring: Type.Object({ status_only: Type.Optional(Type.String({ maxLength: 10 })) }),
+        body: Type.Object({ id: Id, status: Type.Optional(Whole), ...code }),
+      },
+      handler: async (req) => ok(await topup.update(identityOf(req).userId, req.body, Boolean(req.query.status_only))),
+    }),
+
+    implement('AS30', {
+      data: NoData,
+      errors: CODE_ERRORS,
+      schema: { params: Type.Object({ id: Id }) },
+      handler: async (req) => {
+        await topup.remove(identityOf(req).userId, req.params.id);
+        return ok();
+      },
+    }),
+  ];
+}
