@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../../../kit/http/errors.js';
 import { CODE_STATUS, type TopupCode } from '../../../contract/customer.js';
 import { pageAnswer, pageOf, type PagingInput } from '../paging.js';
-import { MAX_TOKEN_QUOTA } from '../tokens/service.js';
+import { MAX_QUOTA } from '../tokens/service.js';
 import type { EdgeAccess } from '../edge.js';
 
 /** new-api's limits on a batch of codes (AddRedemption): a name of 1–20 characters, 1–100 codes. */
@@ -25,7 +25,7 @@ function codeSettings(c: CodeInput) {
   const length = [...name].length;
   if (length < 1 || length > CODE_NAME_MAX) throw invalid(`name must be 1 to ${CODE_NAME_MAX} characters`);
   const quota = c.quota ?? 0;
-  if (quota < 1 || quota > MAX_TOKEN_QUOTA) throw invalid(`quota must be 1 to ${MAX_TOKEN_QUOTA} units`);
+  if (quota < 1 || quota > MAX_QUOTA) throw invalid(`quota must be 1 to ${MAX_QUOTA} units`);
   const expired = c.expired_time ?? 0;
   // new-api's validateExpiredTime: 0 (never) or a time still ahead.
   if (expired !== 0 && expired < Math.floor(Date.now() / 1000)) throw invalid('expired_time must be 0 (never) or a time in the future');
