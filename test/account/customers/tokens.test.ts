@@ -61,7 +61,7 @@ eachDatabase('customer API: tokens', (v) => {
   });
 
   test('the key calls the edge: the call is charged to the wallet and the token, and shows in the token and the profile', async () => {
-    const set = await c.root.request('PUT', '/api/user/', { id: alice.id, quota: 100_000, reason: 'test credit' });
+    const set = await c.root.request('PUT', '/api/user/', { body: { id: alice.id, quota: 100_000, reason: 'test credit' } });
     assert.equal(set.json.success, true, set.text);
     const t = await create(alice.b, { ...SETTINGS, name: 'sdk' });
     const r = await chat(c.st, t.key);
