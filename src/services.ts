@@ -10,8 +10,8 @@ import { buildEdgeApp } from './edge/app.js';
 
 /**
  * Builds the app of every service in SERVICES (databases opened and migrated), the edge last: it uses the
- * gateway's relay in process when both run here (else over the gateway's internal API), and the gateway
- * console manages the edge through its port.
+ * gateway's relay in process when both run here (else over the gateway's internal API), the gateway
+ * console manages the edge through its port, and the account's customer API reaches the edge's customer port.
  */
 export async function buildServices(config: Config, runtime: Runtime): Promise<{ service: ServiceName; app: FastifyInstance }[]> {
   let relay: RelayPort | null = null;
@@ -28,6 +28,7 @@ export async function buildServices(config: Config, runtime: Runtime): Promise<{
       } else if (service === 'edge') {
         const edge = await buildEdgeApp(config, runtime, relay);
         edgeAdmin.port = edge.admin;
+        customers.port = edge.customers;
         built.push({ service, app: edge.app });
       } else built.push({ service, app: (await buildAccountApp(config, runtime, customers)).app });
     }
