@@ -87,9 +87,11 @@ eachDatabase('customer API: usage and prices', (v) => {
     assert.deepEqual((await c.root.get('/api/log/?username=nobody')).json.data, { page: 1, page_size: 10, total: 0, items: [] });
     assert.equal((await c.root.get('/api/log/stat?type=2')).json.data.quota, 4 * CHAT_COST);
     assert.equal((await c.root.get('/api/log/stat?type=2&username=alice')).json.data.quota, 3 * CHAT_COST);
+    // Every user's buckets are summed by model, as new-api's GetAllQuotaDates (no user); by username, that user's.
     const data = (await c.root.get(`/api/data/?start_timestamp=${since - 3600}&end_timestamp=${since + 3600}`)).json.data;
-    assert.deepEqual(data.map((x: any) => [x.username, x.count]).sort(), [['alice', 3], ['mallory', 1]]);
-    assert.deepEqual((await c.root.get(`/api/data/?username=mallory&start_timestamp=${since - 3600}`)).json.data.length, 1);
+    assert.deepEqual(data.map((x: any) => [x.user_id, x.username, x.model_name, x.count, x.quota]), [[0, '', 'gpt-4o', 4, 4 * CHAT_COST]]);
+    const mine = (await c.root.get(`/api/data/?username=mallory&start_timestamp=${since - 3600}`)).json.data;
+    assert.deepEqual(mine.map((x: any) => [x.user_id, x.username, x.count]), [[mallory.id, 'mallory', 1]]);
     for (const path of ['/api/log/', '/api/log/stat', '/api/data/']) {
       const r = await alice.b.get(path);
       assert.deepEqual([r.status, r.json.code], [403, 'AUTH_INSUFFICIENT_PRIVILEGE'], path);
