@@ -44,11 +44,10 @@ eachDatabase('customer API: top-up codes', (v) => {
     const r = await alice.b.post('/api/user/topup', { key: keys[0] });
     assert.deepEqual(r.json, { success: true, message: '', data: 1000 });
     assert.equal(await quotaOf(alice.b), 1000);
-    for (const [b, key] of [[alice.b, keys[0]], [mallory.b, keys[0]], [alice.b, 'no-such-code-0123456789abcdef'], [alice.b, 'x'.repeat(200)]] as const) {
+    for (const [b, key] of [[alice.b, keys[0]], [mallory.b, keys[0]], [alice.b, 'no-such-code-0123456789abcdef'], [alice.b, 'x'.repeat(200)], [alice.b, '  ']] as const) {
       const again = await b.post('/api/user/topup', { key });
       assert.deepEqual([again.status, again.json.success, again.json.code], [200, false, 'TOPUP_CODE_INVALID']);
     }
-    assert.equal((await alice.b.post('/api/user/topup', { key: '  ' })).json.code, 'CUSTOMER_INVALID');
     assert.equal(await quotaOf(alice.b), 1000);
     assert.equal(await quotaOf(mallory.b), 0);
     const used = (await c.root.get('/api/redemption/?page_size=10')).json.data.items.find((x: any) => x.status === 3);
