@@ -3,9 +3,6 @@ import type { CustomerToken, TokenSettings } from '../../../contract/customer.js
 import { pageAnswer, pageOf, type PagingInput } from '../paging.js';
 import type { EdgeAccess } from '../edge.js';
 
-/** new-api's cap on a spending limit or a balance: a billion USD in quota units (500,000 units = 1 USD). */
-export const MAX_QUOTA = 1_000_000_000 * 500_000;
-
 /** A token's settings as a request sends them (new-api's field names); absent fields keep their value. */
 export interface TokenInput {
   name?: string;

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { AppError } from '../../../kit/http/errors.js';
 import { CustomerRefusal, type CustomerBalance } from '../../../contract/customer.js';
 import type { AccountIdentity } from '../../context.js';
-import { MAX_QUOTA } from '../tokens/service.js';
 import type { EdgeAccess } from '../edge.js';
 
 export const REASON_MAX = 200;
@@ -59,7 +58,6 @@ export function createWalletService(edge: EdgeAccess, deps: { users: Outranking;
     async setQuota(admin: AccountIdentity, edit: QuotaEdit) {
       if (edit.password) throw invalid('the password is not changed here: the user changes it or resets it by mail');
       if (edit.quota === undefined) throw invalid('quota is required: this edit sets the balance only');
-      if (edit.quota < 0 || edit.quota > MAX_QUOTA) throw invalid(`quota must be 0 to ${MAX_QUOTA} units`);
       const reason = (edit.reason ?? '').trim();
       if (reason.length < 1 || [...reason].length > REASON_MAX) throw invalid(`reason is required (1 to ${REASON_MAX} characters): it is kept with the wallet movement`);
       const quota = edit.quota;
@@ -68,7 +66,6 @@ export function createWalletService(edge: EdgeAccess, deps: { users: Outranking;
       log.info({ audit: 'user.quota', admin_id: admin.userId, target_id: edit.id, target_username: target.username, quota }, 'user quota set');
       return { id: edit.id, ...balance };
     },
-
   };
 }
 
