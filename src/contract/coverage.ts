@@ -71,7 +71,7 @@ export const referenceRoutes: { id: string; method: HttpMethod; path: string; de
   { id: 'R15', method: 'GET', path: '/api/oauth/telegram/login', deployable: 'account', state: 'alias', servedBy: 'A08', summary: 'The reference\'s Telegram login path: served by A08 (same handler, auth and limits)' },
   { id: 'R16', method: 'POST', path: '/api/oauth/telegram/bind/start', deployable: 'account', state: 'alias', servedBy: 'A07', summary: 'The reference\'s Telegram binding start: served by A07 (same handler, auth and limits)' },
   // new-api keeps /api/log/self/search as a deprecated route of its own; here it is the log itself.
-  { id: 'R17', method: 'GET', path: '/api/log/self/search', deployable: 'account', state: 'alias', servedBy: 'AS18', summary: 'The reference\'s usage-log search path: served by AS18 GET /api/log/self (same filters, auth and limits)' },
+  { id: 'R17', method: 'GET', path: '/api/log/self/search', deployable: 'account', state: 'alias', servedBy: 'AP10', summary: 'The reference\'s usage-log search path: served by AP10 GET /api/log/self (same filters, auth and limits)' },
 ];
 
 const routePattern = (path: string) => new RegExp(`^${path.replace(/:\w+/g, '[^/]+')}/?$`);

@@ -5,7 +5,7 @@ import type { AuthClass, HttpMethod } from './types.js';
 /**
  * Routes new-api's own dashboard (its web/ pages) calls on the account service that are outside SPEC and
  * not served here: payments, task logs, subscriptions, affiliate credit, check-in, content pages (its
- * customer API — tokens, usage, top-up codes, prices — is served: AS09–AS34 in operations.ts).
+ * customer API — tokens, usage, top-up codes, prices — is served: AP01–AS17 in operations.ts).
  * They answer 501 `api_not_implemented` after the reference's authentication (a clear "not here" instead
  * of a bare 404) and are listed in the manifest with state `placeholder` (docs/differences.md, "The
  * reference dashboard").

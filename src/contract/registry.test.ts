@@ -130,7 +130,7 @@ test('an alias is one more route of its operation (same auth and handler); an ab
     'R14 POST /api/oauth/wechat/bind → A10',
     'R15 GET /api/oauth/telegram/login → A08',
     'R16 POST /api/oauth/telegram/bind/start → A07',
-    'R17 GET /api/log/self/search → AS18',
+    'R17 GET /api/log/self/search → AP10',
   ]);
   assert.deepEqual(aliasRoutes('gateway'), [], 'GET /api/task/ reaches GS03 by its own route');
 

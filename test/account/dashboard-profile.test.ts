@@ -209,7 +209,7 @@ eachDatabase('new-api dashboard routes outside SPEC answer 501 api_not_implement
     for (const path of ['/api/user/aff', '/api/subscription/self', '/api/user/topup/info', '/api/mj/self']) {
       assert.ok(placeholders.some((o) => o.spec.path === path), path);
     }
-    // The customer API is served now (AS09–AS34), no longer a placeholder.
+    // The customer API is served now (AP01–AS17), no longer a placeholder.
     for (const path of ['/api/token/', '/api/log/self', '/api/user/topup', '/api/pricing', '/api/user/models']) {
       assert.ok(!placeholders.some((o) => o.spec.path === path), path);
     }

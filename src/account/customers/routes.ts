@@ -6,7 +6,7 @@ import { topupRoutes } from './topup/routes.js';
 import { pricingRoutes } from './pricing/routes.js';
 import { walletRoutes } from './wallet/routes.js';
 
-/** Every customer-API operation (AS09–AS34). */
+/** Every customer-API operation (AP01–AS17). */
 export function customerRoutes(s: CustomerServices): OperationImpl<any>[] {
   return [...tokenRoutes(s.tokens), ...usageRoutes(s.usage), ...topupRoutes(s.topup), ...pricingRoutes(s.pricing), ...walletRoutes(s.wallet)];
 }

@@ -8,7 +8,7 @@ import { chat, startCustomerStack, type CustomerStack } from './stack.js';
 const SETTINGS = { name: 'laptop', expired_time: -1, remain_quota: 10_000, unlimited_quota: false, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '' };
 const masked = (key: string) => `${key.slice(0, 4)}**********${key.slice(-4)}`;
 
-// new-api's token routes (AS09–AS17) on the account service, the tokens kept on a co-hosted edge: the key
+// new-api's token routes (AP01–AP09) on the account service, the tokens kept on a co-hosted edge: the key
 // shown once, masked reads, paging, search, the owner check on every id, bad input with a clear code.
 eachDatabase('customer API: tokens', (v) => {
   let c: CustomerStack;

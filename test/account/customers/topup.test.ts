@@ -4,7 +4,7 @@ import { eachDatabase } from '../../helpers/services.js';
 import type { Browser } from '../../helpers/http.js';
 import { startCustomerStack, type CustomerStack } from './stack.js';
 
-// Top-up codes (AS21, AS22, AS26–AS30) with the edge co-hosted: admins make codes whose keys are shown
+// Top-up codes (AP17, AP18, AS09–AS13) with the edge co-hosted: admins make codes whose keys are shown
 // once; a customer redeems one exactly once (also under concurrency); every other code answers alike.
 eachDatabase('customer API: top-up codes', (v) => {
   let c: CustomerStack;

@@ -7,7 +7,7 @@ import { chat, startCustomerStack, type CustomerStack } from './stack.js';
 
 const TOKEN = { expired_time: -1, remain_quota: 0, unlimited_quota: true, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '' };
 
-// Usage (AS18–AS20, AS31–AS33) and prices (AS23–AS25) with the edge co-hosted: the log rows of real calls
+// Usage (AP10–AP13, AS14–AS16) and prices (AP29–AP42) with the edge co-hosted: the log rows of real calls
 // through a fake upstream, their statistics and hourly buckets, own rows only, the admin's view of all.
 eachDatabase('customer API: usage and prices', (v) => {
   let c: CustomerStack;

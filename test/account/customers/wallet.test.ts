@@ -14,7 +14,7 @@ import { startCustomerStack, type CustomerStack } from './stack.js';
 
 const STARTING_BALANCE = 1234;
 
-// The wallet beside an account user: the admin's quota edit (AS34, audited on the edge with a reason, rank
+// The wallet beside an account user: the admin's quota edit (AS17, audited on the edge with a reason, rank
 // rules of the admin list), the balances in the profile and the admin list, the starting balance of a new user.
 eachDatabase('customer API: wallets', (v) => {
   let c: CustomerStack;

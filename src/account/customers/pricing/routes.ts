@@ -6,16 +6,16 @@ import { EDGE_ERRORS } from '../edge.js';
 import { ModelPrice, UserGroups } from '../schemas.js';
 import type { PricingService } from './service.js';
 
-/** Prices and models (AS23–AS25) with new-api's paths and fields. */
+/** Prices and models (AP29–AP42) with new-api's paths and fields. */
 export function pricingRoutes(pricing: PricingService) {
   return [
-    implement('AS23', {
+    implement('AP29', {
       data: Type.Array(Type.String()),
       errors: EDGE_ERRORS,
       handler: async (req) => ok(await pricing.models(identityOf(req).userId)),
     }),
 
-    implement('AS24', {
+    implement('AP30', {
       data: UserGroups,
       errors: EDGE_ERRORS,
       handler: async (req) => ok(await pricing.groups(identityOf(req).userId)),
@@ -23,7 +23,7 @@ export function pricingRoutes(pricing: PricingService) {
 
     // Public as new-api's default; a signed-in caller sees the ratio of their own group. new-api's
     // group_ratio, usable_group, vendors, supported_endpoint and auto_groups sit beside `data`.
-    implement('AS25', {
+    implement('AP42', {
       data: Type.Array(ModelPrice),
       errors: EDGE_ERRORS,
       handler: async (req) => pricing.pricing(req.accountIdentity?.userId),

@@ -27,31 +27,31 @@ const params = Type.Object({ id: Id });
 const TOKEN_ERRORS = [...EDGE_ERRORS, 'TOKEN_NOT_FOUND'];
 const REVEAL_ERRORS = [...TOKEN_ERRORS, 'TOKEN_KEY_ALREADY_SHOWN'];
 
-/** new-api's token routes (AS09–AS17): the caller's own tokens only, named by the authenticated user. */
+/** new-api's token routes (AP01–AP09): the caller's own tokens only, named by the authenticated user. */
 export function tokenRoutes(tokens: TokensService) {
   return [
-    implement('AS09', {
+    implement('AP01', {
       data: PageOf(CustomerToken),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object(pagingQuery) },
       handler: async (req) => ok(await tokens.list(identityOf(req).userId, req.query)),
     }),
 
-    implement('AS10', {
+    implement('AP02', {
       data: PageOf(CustomerToken),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object({ ...pagingQuery, keyword: Type.Optional(Type.String({ maxLength: 100 })), token: Type.Optional(Type.String({ maxLength: 200 })) }) },
       handler: async (req) => ok(await tokens.search(identityOf(req).userId, req.query)),
     }),
 
-    implement('AS11', {
+    implement('AP03', {
       data: CustomerToken,
       errors: TOKEN_ERRORS,
       schema: { params },
       handler: async (req) => ok(await tokens.get(identityOf(req).userId, req.params.id)),
     }),
 
-    implement('AS12', {
+    implement('AP04', {
       data: Type.Object({ key: Type.String() }),
       errors: REVEAL_ERRORS,
       rateLimit: ['critical'],
@@ -59,14 +59,14 @@ export function tokenRoutes(tokens: TokensService) {
       handler: async (req) => ok(await tokens.revealKey(identityOf(req).userId, req.params.id)),
     }),
 
-    implement('AS13', {
+    implement('AP05', {
       data: CreatedToken,
       errors: EDGE_ERRORS,
       schema: { body: Type.Object(settings) },
       handler: async (req) => ok(await tokens.create(identityOf(req).userId, req.body)),
     }),
 
-    implement('AS14', {
+    implement('AP06', {
       data: CustomerToken,
       errors: TOKEN_ERRORS,
       schema: {
@@ -77,7 +77,7 @@ export function tokenRoutes(tokens: TokensService) {
       handler: async (req) => ok(await tokens.update(identityOf(req).userId, req.body, Boolean(req.query.status_only))),
     }),
 
-    implement('AS15', {
+    implement('AP07', {
       data: NoData,
       errors: TOKEN_ERRORS,
       schema: { params },
@@ -87,14 +87,14 @@ export function tokenRoutes(tokens: TokensService) {
       },
     }),
 
-    implement('AS16', {
+    implement('AP08', {
       data: Type.Integer({ description: 'how many of the caller\'s tokens were deleted' }),
       errors: EDGE_ERRORS,
       schema: { body: Ids },
       handler: async (req) => ok(await tokens.removeMany(identityOf(req).userId, req.body.ids)),
     }),
 
-    implement('AS17', {
+    implement('AP09', {
       data: Type.Object({ keys: Type.Record(Type.String(), Type.String()) }),
       errors: REVEAL_ERRORS,
       rateLimit: ['critical'],

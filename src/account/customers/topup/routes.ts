@@ -16,17 +16,17 @@ const code = {
 };
 const CODE_ERRORS = [...EDGE_ERRORS, 'TOPUP_CODE_NOT_FOUND'];
 
-/** Top-up: the customer's redemption and history (AS21, AS22) and the admin's codes (AS26–AS30), as new-api. */
+/** Top-up: the customer's redemption and history (AP17, AP18) and the admin's codes (AS09–AS13), as new-api. */
 export function topupRoutes(topup: TopupService) {
   return [
-    implement('AS21', {
+    implement('AP17', {
       data: PageOf(Topup),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object(pagingQuery) },
       handler: async (req) => ok(await topup.topups(identityOf(req).userId, req.query)),
     }),
 
-    implement('AS22', {
+    implement('AP18', {
       data: Type.Integer({ description: 'the units credited' }),
       errors: [...EDGE_ERRORS, 'TOPUP_CODE_INVALID'],
       rateLimit: ['critical'],
@@ -34,28 +34,28 @@ export function topupRoutes(topup: TopupService) {
       handler: async (req) => ok(await topup.redeem(identityOf(req).userId, req.body.key ?? '')),
     }),
 
-    implement('AS26', {
+    implement('AS09', {
       data: PageOf(TopupCode),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object(pagingQuery) },
       handler: async (req) => ok(await topup.codes(req.query)),
     }),
 
-    implement('AS27', {
+    implement('AS10', {
       data: PageOf(TopupCode),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object({ ...pagingQuery, keyword: Type.Optional(Type.String({ maxLength: 100 }))}) },
       handler: async (req) => ok(await topup.codes(req.query)),
     }),
 
-    implement('AS28', {
+    implement('AS11', {
       data: Type.Array(Type.String(), { description: 'the new codes, shown in this answer only' }),
       errors: EDGE_ERRORS,
       schema: { body: Type.Object({ ...code, count: Type.Optional(Whole) }) },
       handler: async (req) => ok(await topup.create(identityOf(req).userId, req.body)),
     }),
 
-    implement('AS29', {
+    implement('AS12', {
       data: TopupCode,
       errors: CODE_ERRORS,
       schema: {
@@ -65,7 +65,7 @@ export function topupRoutes(topup: TopupService) {
       handler: async (req) => ok(await topup.update(identityOf(req).userId, req.body, Boolean(req.query.status_only))),
     }),
 
-    implement('AS30', {
+    implement('AS13', {
       data: NoData,
       errors: CODE_ERRORS,
       schema: { params: Type.Object({ id: Id }) },

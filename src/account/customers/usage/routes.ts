@@ -21,45 +21,45 @@ const filters = {
 const username = { username: Name };
 const range = { start_timestamp: Seconds, end_timestamp: Seconds };
 
-/** Usage: the caller's own (AS18–AS20) and every user's for admins (AS31–AS33), with new-api's paths and fields. */
+/** Usage: the caller's own (AP10–AP13) and every user's for admins (AS14–AS16), with new-api's paths and fields. */
 export function usageRoutes(usage: UsageService) {
   return [
-    implement('AS18', {
+    implement('AP10', {
       data: PageOf(CustomerLog),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object({ ...pagingQuery, ...filters }) },
       handler: async (req) => ok(await usage.selfLogs(identityOf(req).userId, req.query)),
     }),
 
-    implement('AS19', {
+    implement('AP11', {
       data: LogStat,
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object(filters) },
       handler: async (req) => ok(await usage.selfStat(identityOf(req).userId, req.query)),
     }),
 
-    implement('AS20', {
+    implement('AP13', {
       data: Type.Array(UsageBucket),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object(range) },
       handler: async (req) => ok(await usage.selfUsage(identityOf(req).userId, req.query)),
     }),
 
-    implement('AS31', {
+    implement('AS14', {
       data: PageOf(CustomerLog),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object({ ...pagingQuery, ...filters, ...username }) },
       handler: async (req) => ok(await usage.allLogs(req.query)),
     }),
 
-    implement('AS32', {
+    implement('AS15', {
       data: LogStat,
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object({ ...filters, ...username }) },
       handler: async (req) => ok(await usage.allStat(req.query)),
     }),
 
-    implement('AS33', {
+    implement('AS16', {
       data: Type.Array(UsageBucket),
       errors: EDGE_ERRORS,
       schema: { querystring: Type.Object({ ...range, ...username }) },

@@ -9,13 +9,13 @@ import { balanceFields } from '../schemas.js';
 import type { WalletService } from './service.js';
 
 /**
- * new-api's admin user edit (AS34), for the balance only: `{id, quota, reason}` sets the user's quota as an
+ * new-api's admin user edit (AS17), for the balance only: `{id, quota, reason}` sets the user's quota as an
  * audited wallet movement. The dashboard's other fields (username, display_name, group, remark…) are not
  * applied here; a password is refused.
  */
 export function walletRoutes(wallet: WalletService) {
   return [
-    implement('AS34', {
+    implement('AS17', {
       data: Type.Object({ id: Type.Integer(), ...balanceFields }),
       errors: [...EDGE_ERRORS, ...moduleErrors.admin, 'QUOTA_BELOW_RESERVED'],
       schema: {
