@@ -17,8 +17,8 @@ export const edgeErrors = {
   customer_session_not_accepted: {
     status: 401,
     type: 'invalid_request_error',
-    en: 'Customer sessions, cookies and account tokens are not accepted here: use a developer key (svc_sk_…)',
-    zh: '此处不接受客户会话、Cookie 或账户令牌：请使用开发者密钥（svc_sk_…）',
+    en: 'Customer sessions, cookies and account tokens are not accepted here: use an API key (svc_sk_…, or an imported sk-…)',
+    zh: '此处不接受客户会话、Cookie 或账户令牌：请使用 API 密钥（svc_sk_…，或导入的 sk-…）',
   },
   admission_disabled: {
     status: 503,
