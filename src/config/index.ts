@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { loadMailOAuthConfig } from './mail-oauth.js';
 import { relayConfig } from './relay.js';
 import { edgeRunsConfig } from './edge-runs.js';
+import { accountEdgeConfig, edgeCustomerApiConfig } from './customer-api.js';
 import { operationPermissionOverrides } from './operation-permissions.js';
 import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
 
@@ -166,6 +167,8 @@ function edgeConfig(env: Env, dataDir: string) {
       batch: int(env, 'EDGE_DISPATCH_BATCH', 20, 1, 1000),
     },
     runs: edgeRunsConfig(env),
+    /** The internal customer API the account service calls when it runs apart (src/config/customer-api.ts). */
+    customerApi: edgeCustomerApiConfig(env),
     webhook: {
       timeoutMs: webhookTimeoutMs,
       maxAttempts: int(env, 'EDGE_WEBHOOK_MAX_ATTEMPTS', 8, 1, 100),
@@ -209,6 +212,8 @@ export function loadConfig(env: Env = process.env) {
       host: str(env, 'ACCOUNT_HOST', '0.0.0.0'),
       port: int(env, 'ACCOUNT_PORT', 3000, 0, 65535),
       databaseUrl: databaseUrl(env, 'ACCOUNT_DATABASE_URL', dataDir, 'account.sqlite'),
+      /** The edge's customer API when the edge is not in this process (src/config/customer-api.ts). */
+      edge: accountEdgeConfig(env),
     },
     gateway: {
       host: str(env, 'GATEWAY_HOST', '127.0.0.1'),

@@ -9,7 +9,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
  * customer: customer login identity; browser: customer identity of a browser session (has a sid);
  * admin: staff (role >= admin on the account side, a staff or service identity on the gateway);
  * root: root administrator; developer: an edge developer credential (svc_sk_…, SPEC's archived public API);
- * workload: a short-lived workload token of another deployable (the gateway relay's internal API), on loopback only.
+ * workload: a short-lived workload token of another deployable (the gateway relay's and the edge customer port's
+ * internal APIs), on loopback only.
  */
 export type AuthClass = 'none' | 'optional' | 'customer' | 'browser' | 'admin' | 'root' | 'developer' | 'workload';
 

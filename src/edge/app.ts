@@ -29,6 +29,8 @@ import { RunWorker } from './runs/worker.js';
 import { EdgeMetrics } from './metrics.js';
 import { EdgeAdmin } from './admin/service.js';
 import { createCustomerPort } from './customers/port.js';
+import { customerApiRoutes } from './customers/internal/routes.js';
+import { customerApiAuthenticator } from './customers/internal/workload.js';
 
 /** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
 export async function createEdgeContext(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
@@ -81,7 +83,12 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
 type Services = Awaited<ReturnType<typeof createEdgeContext>>['services'];
 
 function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
-  return [...admissionRoutes(ctx, services.admission, services.calls), ...runRoutes(ctx), ...openaiRoutes(ctx, services.calls)];
+  return [
+    ...admissionRoutes(ctx, services.admission, services.calls),
+    ...runRoutes(ctx),
+    ...openaiRoutes(ctx, services.calls),
+    ...customerApiRoutes(services.customers),
+  ];
 }
 
 /** Builds the edge deployable (SPEC's archived machine-facing public API) on its own database. */
@@ -94,7 +101,7 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
     registered = registerOperations(app, {
       deployable: 'edge',
       implementations: routesOf(ctx, services),
-      authenticate: edgeAuthenticator(services.keys, runtime.limiter('edge:'), config.edge.rateLimitPerMinute),
+      authenticate: edgeAuthenticator(services.keys, runtime.limiter('edge:'), config.edge.rateLimitPerMinute, customerApiAuthenticator(config)),
       enabledOperations: [],
       rateLimits: {},
       extra: placeholderOperations(),

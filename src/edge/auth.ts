@@ -12,10 +12,12 @@ import { checkTokenAccess } from './keys/token-limits.js';
  * X-Auth-Session header, a bearer that is neither) is refused with `customer_session_not_accepted`, even
  * beside a valid key. An account user's key is then refused when its token is disabled or expired (401) or
  * the caller's address is outside its allow_ips (403). Then the key's rate limit.
+ * The internal customer API (auth `workload`) takes the account service's workload token instead (`workload`).
  */
-export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMinute: number) {
+export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMinute: number, workload: (req: FastifyRequest) => Promise<void>) {
   return async (req: FastifyRequest, spec: OperationSpec): Promise<void> => {
     if (spec.auth === 'none') return;
+    if (spec.auth === 'workload') return workload(req);
     if (req.headers.cookie !== undefined || req.headers['x-auth-session'] !== undefined) throw new AppError('customer_session_not_accepted');
     const header = req.headers.authorization;
     if (header === undefined || header.trim() === '') throw new AppError('missing_api_key');

@@ -18,8 +18,10 @@ export function renderEdgeError(req: FastifyRequest, e: { code: string; params?:
   const param = field !== undefined ? String(field) : code === 'api_not_implemented' ? '' : null;
   // A relay failure keeps the status the gateway answered (an upstream's, after its status_code_mapping).
   const passed = (e.data as { status?: unknown } | undefined)?.status;
+  // A refusal of the customer port (ER01) carries the port's own words for the account service to pass on.
+  const detail = (e.data as { refusalDetail?: unknown } | undefined)?.refusalDetail;
   return {
     status: code.startsWith('relay_') && typeof passed === 'number' ? passed : def.status,
-    body: { error: { message: renderMessage(def, langOf(req.headers['accept-language']), params), type: def.type, code, param }, requestId: req.id },
+    body: { error: { message: renderMessage(def, langOf(req.headers['accept-language']), params), type: def.type, code, param, ...(typeof detail === 'string' ? { detail } : {}) }, requestId: req.id },
   };
 }

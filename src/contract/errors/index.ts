@@ -9,8 +9,9 @@ import { edgeErrors } from './edge.js';
 import { relayErrors } from './relay.js';
 import { dashboardErrors } from './dashboard.js';
 import { staffErrors } from './staff.js';
+import { customerApiErrors } from './customer-api.js';
 
-const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors, dashboardErrors, staffErrors];
+const parts: ErrorCatalog[] = [kitErrors, accountErrors, gatewayErrors, securityErrors, oauthErrors, upstreamErrors, pluginErrors, edgeErrors, relayErrors, dashboardErrors, staffErrors, customerApiErrors];
 
 function merge(list: ErrorCatalog[]): ErrorCatalog {
   const all: ErrorCatalog = {};
