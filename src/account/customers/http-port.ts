@@ -72,7 +72,11 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
     }
     const code = typeof answer?.error?.code === 'string' ? answer.error.code : '';
     const reason = refusalReasonOf(code);
-    if (reason && reason !== 'unavailable') throw new CustomerRefusal(reason, typeof answer.error?.detail === 'string' ? answer.error.detail : '');
+    if (reason) {
+      const detail = typeof answer.error?.detail === 'string' ? answer.error.detail : '';
+      if (reason === 'unavailable') opts.log.warn({ method, detail }, 'account: the edge could not serve a customer call');
+      throw new CustomerRefusal(reason, detail);
+    }
     // Arguments the edge's wire schema refuses: a bad value, as the port in process refuses one (the message
     // names where, never the values).
     if (code === 'customer_api_bad_arguments') throw new CustomerRefusal('invalid', typeof answer.error?.message === 'string' ? answer.error.message : method);
