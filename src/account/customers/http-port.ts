@@ -5,9 +5,6 @@ import { CustomerRefusal, type CustomerPort } from '../../contract/customer.js';
 import { CUSTOMER_API_AUDIENCE, CUSTOMER_API_ISSUER, CUSTOMER_API_PATH, CUSTOMER_PORT_WIRE, refusalReasonOf, type CustomerMethod } from '../../contract/customer-wire.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 
-/** Codes by which the edge refuses this service itself (not a request): a setting to fix on one side or the other. */
-const LINK_FAILURES = new Set(['customer_api_not_loopback', 'customer_api_not_configured', 'customer_api_token_missing', 'customer_api_token_invalid']);
-
 export interface HttpCustomerPortOptions {
   /** The edge listener's origin (ACCOUNT_EDGE_URL). */
   url: string;
@@ -35,8 +32,9 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
     return fresh;
   };
 
-  const unavailable = (method: string, cause: string, extra: Record<string, unknown> = {}) => {
-    opts.log.warn({ method, cause, ...extra }, 'account: the edge customer API could not serve a call (check ACCOUNT_EDGE_URL, ACCOUNT_EDGE_TOKEN_KEY and the edge\'s EDGE_CUSTOMER_TOKEN_SECRET)');
+  // The edge refusing this service's token, off, unreachable or failing: the cause is a setting or the edge's log.
+  const unavailable = (method: string, cause: string) => {
+    opts.log.warn({ method, cause }, 'account: the edge customer API could not serve a call (check ACCOUNT_EDGE_URL, ACCOUNT_EDGE_TOKEN_KEY and the edge\'s EDGE_CUSTOMER_TOKEN_SECRET)');
     return new CustomerRefusal('unavailable', `the edge could not serve ${method}: ${cause}`);
   };
 
@@ -80,7 +78,7 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
     // Arguments the edge's wire schema refuses: a bad value, as the port in process refuses one (the message
     // names where, never the values).
     if (code === 'customer_api_bad_arguments') throw new CustomerRefusal('invalid', typeof answer.error?.message === 'string' ? answer.error.message : method);
-    throw unavailable(method, `HTTP ${status} ${code || 'without a code'}`, LINK_FAILURES.has(code) ? { link: true } : {});
+    throw unavailable(method, `HTTP ${status} ${code || 'without a code'}`);
   }
 
   const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
