@@ -147,6 +147,38 @@ eachDatabase('customer port over HTTP', (v) => {
     }
   });
 
+  test('top-up codes, redemption, top-ups and the log over HTTP: credited once, answered as in process', async () => {
+    const codes = await http.port.createCodes({ name: 'promo', quota: 700, count: 2, expired_time: 0 }, 'account:1');
+    assert.equal(codes.length, 2);
+    keys.push(...codes);
+    const listed = await http.port.listCodes('promo', { page: 1, size: 10 });
+    assert.deepEqual(listed, await local.listCodes('promo', { page: 1, size: 10 }));
+    assert.equal(listed.total, 2);
+    assert.ok(!JSON.stringify(listed).includes(codes[0]!), 'a listed code is not masked');
+    const before = (await local.balance(11)).quota;
+    assert.equal(await http.port.redeem(11, codes[0]!), 700);
+    assert.equal((await refusalOf(() => http.port.redeem(11, codes[0]!))).reason, 'code_invalid', 'a used code');
+    assert.equal((await refusalOf(() => http.port.redeem(12, 'not-a-code'))).reason, 'code_invalid');
+    assert.equal((await local.balance(11)).quota, before + 700, 'credited exactly once');
+    const second = (await local.listCodes('promo', { page: 1, size: 10 })).items.find((c) => c.status === 1)!;
+    assert.ok(second, 'the unused code');
+    const renamed = await http.port.updateCode(second.id, { name: 'promo-2', quota: 800, expired_time: 0 }, 'account:1');
+    assert.equal(renamed.name, 'promo-2');
+    assert.equal((await http.port.setCodeStatus(second.id, 2, 'account:1')).status, 2);
+    assert.equal(await http.port.deleteCode(second.id, 'account:1'), undefined);
+    assert.equal((await refusalOf(() => http.port.deleteCode(second.id, 'account:1'))).reason, 'not_found');
+
+    const q = { page: 1, size: 10 };
+    assert.deepEqual(await http.port.topups(11, q), await local.topups(11, q));
+    assert.equal((await http.port.topups(11, q)).total, 1);
+    const logs = await http.port.logs({ ...q, userId: 11, type: 1 });
+    assert.deepEqual(logs, await local.logs({ ...q, userId: 11, type: 1 }));
+    assert.equal(logs.total, 1);
+    const now = Math.floor(Date.now() / 1000);
+    assert.deepEqual(await http.port.logStat({ userId: 11 }), await local.logStat({ userId: 11 }));
+    assert.deepEqual(await http.port.usage({ userId: 11, start_timestamp: now - 3600, end_timestamp: now + 60 }), await local.usage({ userId: 11, start_timestamp: now - 3600, end_timestamp: now + 60 }));
+  });
+
   test('only the port\'s methods, with arguments of their JSON types', async () => {
     const token = await signWorkloadToken({ alg: 'HS256', secret: SECRET }, { issuer: 'account', subject: 'account', audience: 'edge-customer' });
     const auth = { authorization: `Bearer ${token}` };
