@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
@@ -8,9 +9,14 @@ import { CustomerRefusal, type CustomerPort } from '../../../src/contract/custom
 import { CUSTOMER_PORT_WIRE } from '../../../src/contract/customer-wire.js';
 import { httpCustomerPort } from '../../../src/account/customers/http-port.js';
 import { signWorkloadToken } from '../../../src/kit/crypto/workload-token.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { createRuntime } from '../../../src/runtime.js';
+import { buildServices } from '../../../src/services.js';
 import { startEdge, type EdgeServer } from '../../helpers/edge.js';
 import { captureLog } from '../../helpers/log-capture.js';
-import { eachDatabase, variants } from '../../helpers/services.js';
+import { Browser } from '../../helpers/http.js';
+import { SESSION_SECRET } from '../../helpers/account.js';
+import { eachDatabase, freshDatabase, tempDir, variants, type Variant } from '../../helpers/services.js';
 
 const SECRET = 'customer-api-test-secret-0123456789abcdef';
 const EDGE_ENV = { EDGE_CUSTOMER_TOKEN_SECRET: SECRET };
@@ -319,5 +325,73 @@ describe('customer port over HTTP: the edge off, unreachable, slow, or refusing 
   test('the wire table names every method of the port and nothing else', () => {
     const port = on.services.customers as unknown as Record<string, unknown>;
     assert.deepEqual(Object.keys(CUSTOMER_PORT_WIRE).sort(), Object.keys(port).filter((k) => typeof port[k] === 'function').sort());
+  });
+});
+
+/** One process of the product, as main.ts builds it, listening on loopback: its services' apps by name. */
+async function startProcess(v: Variant, env: Record<string, string>) {
+  const dataDir = tempDir('customer-http-');
+  const accountDb = freshDatabase(v, `${dataDir}/account.sqlite`);
+  const config = loadConfig({ DATA_DIR: dataDir, ACCOUNT_DATABASE_URL: accountDb.url, SESSION_SECRET, LOG_LEVEL: 'info', CRITICAL_RATE_LIMIT_ENABLED: 'false', ...env });
+  const log = captureLog();
+  const runtime = createRuntime(config, log.stream);
+  const built = await buildServices(config, runtime);
+  const urls: Record<string, string> = {};
+  for (const b of built) {
+    await b.app.listen({ host: '127.0.0.1', port: 0 });
+    urls[b.service] = `http://127.0.0.1:${(b.app.server.address() as net.AddressInfo).port}`;
+  }
+  return {
+    urls,
+    log,
+    async close() {
+      for (const b of built) await b.app.close();
+      await runtime.close();
+      await accountDb.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+eachDatabase('the account service with the edge in another process (SERVICES=account, ACCOUNT_EDGE_URL)', (v) => {
+  let edge: EdgeServer;
+  let account: Awaited<ReturnType<typeof startProcess>>;
+  let alone: Awaited<ReturnType<typeof startProcess>>;
+
+  before(async () => {
+    edge = await startEdge(v, { env: EDGE_ENV });
+    account = await startProcess(v, { SERVICES: 'account', ACCOUNT_EDGE_URL: edge.url, ACCOUNT_EDGE_TOKEN_KEY: SECRET });
+    alone = await startProcess(v, { SERVICES: 'account' });
+  });
+  after(async () => {
+    await alone.close();
+    await account.close();
+    await edge.close();
+  });
+
+  test("the customer API reaches the edge's port over HTTP: a user's token lives on the edge", async () => {
+    const b = new Browser(account.urls.account!);
+    assert.equal((await b.post('/api/user/register', { username: 'apart', password: 'apart password 1' })).json.success, true);
+    assert.equal((await b.login('apart', 'apart password 1')).json.success, true);
+    const created = await b.post('/api/token/', SETTINGS);
+    assert.equal(created.json.success, true, created.text);
+    const self = await b.get('/api/user/self');
+    const owner = await edge.services.customers.listTokens(self.json.data.id, { page: 1, size: 10 });
+    assert.deepEqual(owner.items.map((t) => t.id), [created.json.data.id]);
+    const listed = await b.get('/api/token/');
+    assert.equal(listed.json.data.items[0].id, created.json.data.id);
+    assert.equal(self.json.data.quota, 0);
+    const all = `${account.log.text()}\n${edge.everything()}`;
+    assert.ok(!all.includes(SECRET) && !all.includes(created.json.data.key), 'a key reached a log');
+  });
+
+  test('without ACCOUNT_EDGE_URL the customer API answers EDGE_UNAVAILABLE and a warning says what to set', async () => {
+    const b = new Browser(alone.urls.account!);
+    assert.equal((await b.post('/api/user/register', { username: 'lonely', password: 'lonely password 1' })).json.success, true);
+    assert.equal((await b.login('lonely', 'lonely password 1')).json.success, true);
+    const r = await b.get('/api/token/');
+    assert.equal(r.status, 503);
+    assert.equal(r.json.code, 'EDGE_UNAVAILABLE');
+    assert.match(alone.log.text(), /ACCOUNT_EDGE_URL/);
   });
 });
