@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
 import { startAccount, type AccountServer } from '../../helpers/account.js';
 import { startStack, type Stack } from '../../helpers/stack.js';
-import type { Variant } from '../../helpers/services.js';
+import { eachDatabase, type Variant } from '../../helpers/services.js';
 import type { Browser } from '../../helpers/http.js';
 import type { CustomerHolder } from '../../../src/contract/customer.js';
 import { ROLE } from '../../../src/account/db.js';
+import { httpCustomerPort } from '../../../src/account/customers/http-port.js';
+
+/** The HS256 key of the edge's internal customer API when the account reaches it over HTTP. */
+export const CUSTOMER_API_SECRET = 'customer-api-stack-secret-0123456789abcdef';
+
+/**
+ * Runs `body` once per database variant with the account and the edge co-hosted (the port in process) and
+ * once with them apart (the port over the edge's internal API, as SERVICES=account with ACCOUNT_EDGE_URL).
+ */
+export function eachPlacement(title: string, body: (v: Variant, apart: boolean) => void) {
+  eachDatabase(title, (v) => body(v, false));
+  eachDatabase(`${title}, the edge apart`, (v) => body(v, true));
+}
 
 export interface CustomerStack {
   st: Stack;
@@ -24,9 +37,10 @@ export interface CustomerStack {
  * The account service co-hosted with the edge as src/services.ts wires them (the account built first, the
  * holder filled with the edge's customer port), the edge calling a gateway with a fake OpenAI upstream
  * (test/helpers/stack.ts: gpt-4o costs 320 units per chat call) with `gpt-4o` set up as an edge model.
+ * `apart`: the account reaches the edge's port over its internal API with a workload token instead.
  */
-export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record<string, string> } = {}): Promise<CustomerStack> {
-  const st = await startStack(v);
+export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record<string, string>; apart?: boolean } = {}): Promise<CustomerStack> {
+  const st = await startStack(v, opts.apart ? { edgeEnv: { EDGE_CUSTOMER_TOKEN_SECRET: CUSTOMER_API_SECRET } } : {});
   const holder: CustomerHolder = { port: null };
   let account: AccountServer;
   try {
@@ -35,7 +49,7 @@ export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record
     await st.close();
     throw e;
   }
-  holder.port = st.edge.services.customers;
+  holder.port = opts.apart ? httpCustomerPort({ url: st.edge.url, tokenKey: CUSTOMER_API_SECRET, timeoutMs: 10_000, log: account.ctx.log }) : st.edge.services.customers;
   assert.equal((await st.edge.cli('edge', 'model', 'set', 'gpt-4o', '--reserve', '500')).error, null);
   const rootId = await account.createUser('boss', 'boss password 1', { role: ROLE.root });
   const root = account.browser();

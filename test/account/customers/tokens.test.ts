@@ -1,23 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eachDatabase } from '../../helpers/services.js';
 import type { Browser } from '../../helpers/http.js';
 import { CHAT_COST } from '../../helpers/stack.js';
-import { chat, startCustomerStack, type CustomerStack } from './stack.js';
+import { chat, eachPlacement, startCustomerStack, type CustomerStack } from './stack.js';
 
 const SETTINGS = { name: 'laptop', expired_time: -1, remain_quota: 10_000, unlimited_quota: false, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '' };
 const masked = (key: string) => `${key.slice(0, 4)}**********${key.slice(-4)}`;
 
 // new-api's token routes (AP01–AP09) on the account service, the tokens kept on a co-hosted edge: the key
 // shown once, masked reads, paging, search, the owner check on every id, bad input with a clear code.
-eachDatabase('customer API: tokens', (v) => {
+eachPlacement('customer API: tokens', (v, apart) => {
   let c: CustomerStack;
   let alice: { b: Browser; id: number };
   let mallory: { b: Browser; id: number };
   const keys: string[] = [];
 
   before(async () => {
-    c = await startCustomerStack(v);
+    c = await startCustomerStack(v, { apart });
     alice = await c.customer('alice');
     mallory = await c.customer('mallory');
   });

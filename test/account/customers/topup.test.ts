@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eachDatabase } from '../../helpers/services.js';
 import type { Browser } from '../../helpers/http.js';
-import { startCustomerStack, type CustomerStack } from './stack.js';
+import { eachPlacement, startCustomerStack, type CustomerStack } from './stack.js';
 
 // Top-up codes (AP17, AP18, AS09–AS13) with the edge co-hosted: admins make codes whose keys are shown
 // once; a customer redeems one exactly once (also under concurrency); every other code answers alike.
-eachDatabase('customer API: top-up codes', (v) => {
+eachPlacement('customer API: top-up codes', (v, apart) => {
   let c: CustomerStack;
   let alice: { b: Browser; id: number };
   let mallory: { b: Browser; id: number };
@@ -22,7 +21,7 @@ eachDatabase('customer API: top-up codes', (v) => {
   const idOf = async (name: string) => (await c.root.get(`/api/redemption/search?keyword=${name}`)).json.data.items[0].id as number;
 
   before(async () => {
-    c = await startCustomerStack(v);
+    c = await startCustomerStack(v, { apart });
     alice = await c.customer('alice');
     mallory = await c.customer('mallory');
   });

@@ -1,22 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eachDatabase } from '../../helpers/services.js';
 import type { Browser } from '../../helpers/http.js';
 import { CHAT_COST, CHAT_USAGE } from '../../helpers/stack.js';
-import { chat, startCustomerStack, type CustomerStack } from './stack.js';
+import { chat, eachPlacement, startCustomerStack, type CustomerStack } from './stack.js';
 
 const TOKEN = { expired_time: -1, remain_quota: 0, unlimited_quota: true, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '' };
 
 // Usage (AP10–AP13, AS14–AS16) and prices (AP29–AP42) with the edge co-hosted: the log rows of real calls
 // through a fake upstream, their statistics and hourly buckets, own rows only, the admin's view of all.
-eachDatabase('customer API: usage and prices', (v) => {
+eachPlacement('customer API: usage and prices', (v, apart) => {
   let c: CustomerStack;
   let alice: { b: Browser; id: number };
   let mallory: { b: Browser; id: number };
   const since = Math.floor(Date.now() / 1000) - 5;
 
   before(async () => {
-    c = await startCustomerStack(v);
+    c = await startCustomerStack(v, { apart });
     alice = await c.customer('alice');
     mallory = await c.customer('mallory');
     for (const u of [alice, mallory]) assert.equal((await c.root.request('PUT', '/api/user/', { body: { id: u.id, quota: 100_000, reason: 'test credit' } })).json.success, true);

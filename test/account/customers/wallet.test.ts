@@ -10,13 +10,13 @@ import { createRuntime } from '../../../src/runtime.js';
 import { buildServices } from '../../../src/services.js';
 import { customerOwnerName } from '../../../src/contract/customer.js';
 import { ROLE } from '../../../src/account/db.js';
-import { startCustomerStack, type CustomerStack } from './stack.js';
+import { eachPlacement, startCustomerStack, type CustomerStack } from './stack.js';
 
 const STARTING_BALANCE = 1234;
 
 // The wallet beside an account user: the admin's quota edit (AS17, audited on the edge with a reason, rank
 // rules of the admin list), the balances in the profile and the admin list, the starting balance of a new user.
-eachDatabase('customer API: wallets', (v) => {
+eachPlacement('customer API: wallets', (v, apart) => {
   let c: CustomerStack;
   const balanceOf = async (b: Browser) => {
     const d = (await b.get('/api/user/self')).json.data;
@@ -24,7 +24,7 @@ eachDatabase('customer API: wallets', (v) => {
   };
 
   before(async () => {
-    c = await startCustomerStack(v, { accountEnv: { QUOTA_FOR_NEW_USER: String(STARTING_BALANCE) } });
+    c = await startCustomerStack(v, { apart, accountEnv: { QUOTA_FOR_NEW_USER: String(STARTING_BALANCE) } });
   });
   after(() => c.close());
 
