@@ -1,6 +1,6 @@
 import type { RelayCall } from '../../contract/relay.js';
 import type { UsageCheck } from './usage.js';
-import { objectOf } from './wire/anthropic-stream.js';
+import { objectOf } from '../../kit/json/object.js';
 import { usageMetadataOf } from './wire/gemini-caller.js';
 import { responsesUsageOf } from './wire/responses.js';
 import { chatUsage, type ChatUsage, type Json } from './wire/types.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { jsonObject } from '../../../kit/json/object.js';
+import { isObject, jsonObject, objectOf, stringOf } from '../../../kit/json/object.js';
 import { anthropicHeaders } from '../../upstream/adapters/anthropic.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { payloadError, usageToChat } from './anthropic-stream.js';
@@ -11,10 +11,6 @@ import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type
  * request becomes a chat request, a chat completion becomes a `message`. The stream encoder is in
  * anthropic-caller-stream.ts. An Anthropic channel takes the request as it is (native pass-through).
  */
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
-const stringOf = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Makes message ids when the upstream gave none; tests pass a predictable one. */
 export type MessageIds = () => string;

@@ -1,3 +1,4 @@
+import { isObject, objectOf } from '../../../kit/json/object.js';
 import { chatUsage, unixNow, usageCount, UpstreamPayloadError, type ChatChunk, type ChatUsage, type FinishReason, type Json, type StreamDecoder } from './types.js';
 
 /** Shared by the whole answer and the stream: Anthropic's stop reasons, usage and error bodies in chat terms. */
@@ -5,8 +6,6 @@ import { chatUsage, unixNow, usageCount, UpstreamPayloadError, type ChatChunk, t
 /** The id used when Anthropic's answer names none (a stream whose message_start never came). */
 export const UNKNOWN_MESSAGE_ID = 'msg_unknown';
 
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 export function finishReason(stopReason: unknown): FinishReason {

@@ -1,6 +1,6 @@
 import { anthropicHeaders } from '../../upstream/adapters/anthropic.js';
-import { jsonObject } from '../../../kit/json/object.js';
-import { anthropicStreamDecoder, finishReason, isObject, objectOf, payloadError, UNKNOWN_MESSAGE_ID, usageToChat } from './anthropic-stream.js';
+import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
+import { anthropicStreamDecoder, finishReason, payloadError, UNKNOWN_MESSAGE_ID, usageToChat } from './anthropic-stream.js';
 import { contentText, unixNow, UpstreamPayloadError, type ChatBody, type ChatCompletion, type ChatMessage, type Dialect, type Json, type ToolCall } from './types.js';
 
 /** Anthropic requires max_tokens; OpenAI callers often leave it out. */

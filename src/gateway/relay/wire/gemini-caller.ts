@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { jsonObject } from '../../../kit/json/object.js';
+import { isObject, jsonObject, listOf, objectOf, stringOf } from '../../../kit/json/object.js';
 import { geminiHeaders } from '../../upstream/adapters/gemini.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { geminiPayload, usageOf, type GeminiResponse } from './gemini-stream.js';
@@ -12,11 +12,6 @@ import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type
  * GenerateContentResponse. The stream encoder is in gemini-caller-stream.ts. A Gemini channel takes the
  * request as it is (native pass-through).
  */
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
-const stringOf = (v: unknown): string => (typeof v === 'string' ? v : '');
-const listOf = (v: unknown): Json[] => (Array.isArray(v) ? v.map(objectOf) : []);
 
 // ---- request: Gemini → chat ----
 

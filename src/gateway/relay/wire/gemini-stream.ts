@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isObject } from '../../../kit/json/object.js';
 import {
   chatUsage,
   usageCount,
@@ -43,8 +44,6 @@ export interface GeminiResponse {
   usageMetadata?: GeminiUsageMetadata;
   responseId?: string;
 }
-
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const randomId = (prefix: string) => prefix + randomUUID().replaceAll('-', '').slice(0, 24);
 

@@ -1,3 +1,4 @@
+import { isObject } from '../../../kit/json/object.js';
 import { geminiHeaders } from '../../upstream/adapters/gemini.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import {
@@ -5,7 +6,6 @@ import {
   finishReasonOf,
   geminiPayload,
   geminiStreamDecoder,
-  isObject,
   randomId,
   readParts,
   usageOf,

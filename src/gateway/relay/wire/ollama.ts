@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ollamaHeaders } from '../../upstream/adapters/ollama.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
-import { jsonObject } from '../../../kit/json/object.js';
+import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
 import {
   chatUsage,
   usageCount,
@@ -26,8 +26,6 @@ import {
 
 /** Ollama's native API (`/api/chat`, `/api/embed`): NDJSON streams, tool arguments as objects, counts instead of usage. */
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
 const randomId = (prefix: string) => prefix + randomUUID().replaceAll('-', '').slice(0, 24);
 
 function jsonHeaders(t: UpstreamTarget): Record<string, string> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isObject, objectOf, stringOf } from '../../../kit/json/object.js';
 import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from './types.js';
 
 /**
@@ -24,10 +25,6 @@ export type IdPrefix = 'resp' | 'msg' | 'rs' | 'fc' | 'call';
 /** Makes the ids of responses and output items; tests pass a predictable one. */
 export type IdSource = (prefix: IdPrefix) => string;
 export const randomIds: IdSource = (prefix) => `${prefix}_${randomBytes(24).toString('hex')}`;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const objectOf = (v: unknown): Json => (isObject(v) ? v : {});
-const stringOf = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 // ---- request: Responses → chat ----
 
