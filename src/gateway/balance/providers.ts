@@ -1,20 +1,6 @@
-import { AppError } from '../../kit/http/errors.js';
-
 import { badResponse, okJson, send } from '../upstream/http.js';
-import type { AdapterContext } from '../upstream/adapters/types.js';
+import type { BalanceReader } from '../providers/types.js';
 import type { UpstreamTarget } from '../upstream/target.js';
-
-/** What a provider reports: the amount and its currency (stored as the provider gives it). */
-export interface Balance {
-  balance: number;
-  currency: string;
-}
-
-interface Provider {
-  /** Where the provider lives when the channel has no base URL and its type no default. */
-  host?: string;
-  read(ctx: AdapterContext, t: UpstreamTarget, base: string): Promise<Balance>;
-}
 
 const bearer = (t: UpstreamTarget) => ({ authorization: `Bearer ${t.key}`, accept: 'application/json' });
 
@@ -27,7 +13,7 @@ function num(v: unknown, what: string): number {
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** OpenAI and Custom: the subscription's hard limit minus this period's usage (cents), as the reference. */
-const openaiBilling: Provider = {
+const openaiBilling: BalanceReader = {
   async read(ctx, t, base) {
     const sub = okJson<{ hard_limit_usd?: unknown; has_payment_method?: unknown }>(await send(ctx.upstream, t, { url: `${base}/v1/dashboard/billing/subscription`, headers: bearer(t) }), t);
     const now = new Date();
@@ -40,7 +26,7 @@ const openaiBilling: Provider = {
   },
 };
 
-const creditGrants = (field: 'total_remaining' | 'total_available', host: string): Provider => ({
+const creditGrants = (field: 'total_remaining' | 'total_available', host: string): BalanceReader => ({
   host,
   async read(ctx, t, base) {
     const body = okJson<Record<string, unknown>>(await send(ctx.upstream, t, { url: `${base}/dashboard/billing/credit_grants`, headers: bearer(t) }), t);
@@ -49,7 +35,7 @@ const creditGrants = (field: 'total_remaining' | 'total_available', host: string
 });
 
 /** Channel type → how to read its balance (the reference's list in controller/channel-billing.go). */
-export const BALANCE_PROVIDERS: Record<number, Provider> = {
+export const OPENAI_STYLE_BALANCES: Record<number, BalanceReader> = {
   1: openaiBilling,
   8: openaiBilling,
   10: {
@@ -94,13 +80,3 @@ export const BALANCE_PROVIDERS: Record<number, Provider> = {
     },
   },
 };
-
-/** Reads the balance of a target; UPSTREAM_NOT_SUPPORTED for types without a balance query. */
-export async function readBalance(ctx: AdapterContext, t: UpstreamTarget, typeName: string): Promise<Balance> {
-  const provider = BALANCE_PROVIDERS[t.type];
-  if (!provider) throw new AppError('UPSTREAM_NOT_SUPPORTED', { params: { operation: 'a balance query', type: typeName } });
-  const base = t.baseUrl || provider.host?.replace(/\/+$/, '') || '';
-  if (!base) throw new AppError('CHANNEL_INVALID', { params: { detail: 'the channel has no base_url' } });
-  return provider.read(ctx, t, base);
-}
-

@@ -6,15 +6,24 @@ import { CHANNEL_TYPES, parseInfo, STATUS } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { JobRun, JobService } from '../jobs/service.js';
 import { outcomeOfError } from '../metrics.js';
-import { adapterFor } from '../upstream/adapters/index.js';
+import { balanceReaderOf, balanceTypes, providerOf } from '../providers/index.js';
+import type { Balance, ProviderContext } from '../providers/types.js';
 import type { UpstreamTarget } from '../upstream/target.js';
-import { BALANCE_PROVIDERS, readBalance, type Balance } from './providers.js';
 
 export const JOB_TYPE = 'balance_update';
 const SYSTEM: Actor = { id: 0, name: 'system:balance_update' };
 const PAGE = 500;
 
 const typeName = (type: number) => CHANNEL_TYPES[type]?.name ?? String(type);
+
+/** Reads the balance of a target; UPSTREAM_NOT_SUPPORTED for types without a balance query. */
+async function readBalance(ctx: ProviderContext, t: UpstreamTarget, typeName: string): Promise<Balance> {
+  const reader = balanceReaderOf(t.type);
+  if (!reader) throw new AppError('UPSTREAM_NOT_SUPPORTED', { params: { operation: 'a balance query', type: typeName } });
+  const base = t.baseUrl || reader.host?.replace(/\/+$/, '') || '';
+  if (!base) throw new AppError('CHANNEL_INVALID', { params: { detail: 'the channel has no base_url' } });
+  return reader.read(ctx, t, base);
+}
 
 /** Channel balances: one channel now (G36), all supported channels as a background job (G35). */
 export class BalanceService {
@@ -35,7 +44,7 @@ export class BalanceService {
 
   /** Reads a target's balance, counted by its type's wire family and the outcome. */
   private async read(t: UpstreamTarget): Promise<Balance> {
-    const family = adapterFor(t.type).family;
+    const family = providerOf(t.type).name;
     try {
       const b = await readBalance(this.ctx, t, typeName(t.type));
       this.ctx.metrics.upstreamCall('balance', family, 'ok');
@@ -68,7 +77,7 @@ export class BalanceService {
       .selectFrom('channels')
       .select(['id', 'auto_ban', 'channel_info'])
       .where('status', '=', STATUS.enabled)
-      .where('type', 'in', Object.keys(BALANCE_PROVIDERS).map(Number))
+      .where('type', 'in', balanceTypes())
       .where('id', '>', afterId)
       .orderBy('id')
       .limit(PAGE)

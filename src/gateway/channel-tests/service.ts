@@ -5,20 +5,14 @@ import type { ChannelService } from '../channels/service.js';
 import { CHANNEL_TYPES, parseInfo, STATUS, TYPE_CODEX } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import type { JobRun, JobService } from '../jobs/service.js';
-import { adapterFor } from '../upstream/adapters/index.js';
-import { ENDPOINT_TYPES, type EndpointType } from '../upstream/adapters/types.js';
+import { providerOf, testable } from '../providers/index.js';
+import { ENDPOINT_TYPES, type EndpointType } from '../providers/types.js';
 import type { ProbeOutcome } from '../upstream/probe.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import { outcomeOfError } from '../metrics.js';
 import { judged, shouldDisable } from './rules.js';
 import { countCandidates, testCandidates, type Candidate, type TestMode } from './store.js';
 
-/**
- * Types with no test here: asynchronous task APIs (Midjourney, Suno, Kling, Jimeng, Vidu, DoubaoVideo,
- * Sora), and wire protocols no adapter speaks (PaLM, Baidu v1, Zhipu v3, Xunfei, AIProxyLibrary, Tencent,
- * AWS, Cohere, Dify, Cloudflare, VertexAI, Coze, Replicate): an OpenAI-style request would test nothing real.
- */
-const UNTESTABLE = new Set([2, 5, 36, 50, 51, 52, 54, 55, 11, 15, 16, 18, 21, 23, 33, 34, 37, 39, 41, 49, 56]);
 const DEFAULT_MODEL = 'gpt-4o-mini';
 export const JOB_TYPE = 'channel_test';
 const SYSTEM: Actor = { id: 0, name: 'system:channel_test' };
@@ -46,15 +40,15 @@ interface KeyTestOutcome {
 
 /** The endpoint a model is tested on: the one asked for, else by the model's name (as the reference). */
 function endpointFor(t: UpstreamTarget, model: string, asked: string | undefined): EndpointType {
-  const adapter = adapterFor(t.type);
+  const provider = providerOf(t.type);
   if (asked) {
-    if (!(ENDPOINT_TYPES as readonly string[]).includes(asked) || !adapter.endpoints.includes(asked as EndpointType)) {
+    if (!(ENDPOINT_TYPES as readonly string[]).includes(asked) || !provider.endpoints.includes(asked as EndpointType)) {
       throw new AppError('CHANNEL_TEST_ENDPOINT_UNSUPPORTED', { params: { endpoint: asked, type: CHANNEL_TYPES[t.type]?.name ?? t.type } });
     }
     return asked as EndpointType;
   }
   const byName: EndpointType | null = /embedding|^m3e|bge-|embed/i.test(model) ? 'embeddings' : /codex/i.test(model) ? 'openai-response' : null;
-  return byName && adapter.endpoints.includes(byName) ? byName : adapter.endpoints[0]!;
+  return byName && provider.endpoints.includes(byName) ? byName : provider.endpoints[0]!;
 }
 
 /** Keys of a multi-key channel a test-all run tests: all but those disabled by hand. */
@@ -78,22 +72,22 @@ export class ChannelTestService {
 
   /** Sends the test request of one target and times it (wall clock around the upstream call). */
   async run(t: UpstreamTarget, q: TestQuery): Promise<TestResult> {
-    if (UNTESTABLE.has(t.type)) throw new AppError('UPSTREAM_NOT_SUPPORTED', { params: { operation: 'a channel test', type: CHANNEL_TYPES[t.type]?.name ?? t.type } });
+    if (!testable(t.type)) throw new AppError('UPSTREAM_NOT_SUPPORTED', { params: { operation: 'a channel test', type: CHANNEL_TYPES[t.type]?.name ?? t.type } });
     const asked = q.model?.trim() || t.testModel?.trim() || t.models[0] || DEFAULT_MODEL;
     const model = t.modelMapping[asked] ?? asked;
     const endpoint = endpointFor(t, model, q.endpoint_type?.trim() || undefined);
     const stream = !!q.stream;
-    const adapter = adapterFor(t.type);
+    const provider = providerOf(t.type);
     const started = performance.now();
     let outcome: ProbeOutcome;
     try {
-      outcome = await adapter.test(this.ctx, t, { model, endpoint, stream, timeoutMs: this.ctx.config.gateway.upstream.timeoutMs });
+      outcome = await provider.test(this.ctx, t, { model, endpoint, stream, timeoutMs: this.ctx.config.gateway.upstream.timeoutMs });
     } catch (e) {
-      this.ctx.metrics.upstreamCall('test', adapter.family, outcomeOfError(e));
+      this.ctx.metrics.upstreamCall('test', provider.name, outcomeOfError(e));
       throw e;
     }
     const ms = performance.now() - started;
-    this.ctx.metrics.channelTest(adapter.family, outcome, ms / 1000);
+    this.ctx.metrics.channelTest(provider.name, outcome, ms / 1000);
     return { outcome, ms: Math.round(ms), model, endpoint, stream };
   }
 

@@ -4,7 +4,7 @@ import { excerpt } from '../../kit/upstream/scrub.js';
 import { audit, audited, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';
 import type { GatewayContext } from '../context.js';
-import { TYPE_OLLAMA } from '../upstream/adapters/index.js';
+import { providerOf } from '../providers/index.js';
 import { ollamaHeaders } from '../upstream/adapters/ollama.js';
 import { expectOk, okJson, send, upstreamAppError, upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
@@ -29,7 +29,7 @@ export class LocalModelService {
   /** The channel's target; 400 CHANNEL_NOT_OLLAMA for other types. */
   async target(id: number): Promise<UpstreamTarget> {
     const t = await this.channels.target(id);
-    if (t.type !== TYPE_OLLAMA) throw new AppError('CHANNEL_NOT_OLLAMA');
+    if (providerOf(t.type).name !== 'ollama') throw new AppError('CHANNEL_NOT_OLLAMA');
     return t;
   }
 

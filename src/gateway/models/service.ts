@@ -4,7 +4,7 @@ import type { ChannelService } from '../channels/service.js';
 import { CHANNEL_TYPES, MAX_TYPE } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import { outcomeOfError } from '../metrics.js';
-import { adapterFor } from '../upstream/adapters/index.js';
+import { providerOf } from '../providers/index.js';
 import { inputTarget, type UpstreamTarget } from '../upstream/target.js';
 
 export interface FetchModelsInput {
@@ -20,15 +20,15 @@ export class ModelService {
     private readonly channels: ChannelService,
   ) {}
 
-  /** The upstream's model ids for a target (its adapter's list call). */
+  /** The upstream's model ids for a target (its provider's list call). */
   async list(t: UpstreamTarget): Promise<string[]> {
-    const adapter = adapterFor(t.type);
+    const provider = providerOf(t.type);
     try {
-      const models = await adapter.listModels(this.ctx, t);
-      this.ctx.metrics.upstreamCall('models', adapter.family, 'ok');
+      const models = await provider.listModels(this.ctx, t);
+      this.ctx.metrics.upstreamCall('models', provider.name, 'ok');
       return models;
     } catch (e) {
-      this.ctx.metrics.upstreamCall('models', adapter.family, outcomeOfError(e));
+      this.ctx.metrics.upstreamCall('models', provider.name, outcomeOfError(e));
       throw e;
     }
   }

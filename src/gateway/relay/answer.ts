@@ -6,16 +6,17 @@ import { chatToMessages, nativeMessagesAnswer } from './wire/anthropic-caller.js
 import { chatToGenerateContent, nativeGenerateContentAnswer } from './wire/gemini-caller.js';
 import { payloadError } from './wire/openai.js';
 import { chatToResponse, responsesUsage } from './wire/responses.js';
-import type { ChatCompletion, ChatUsage, Dialect, Json } from './wire/types.js';
+import type { ChatCompletion, ChatUsage, Json } from '../providers/pivot.js';
+import type { ProviderRelay } from '../providers/types.js';
 
 /**
  * A non-streamed answer in the caller's format, with its usage; `text` and `json` are the upstream's answer.
  * An answer passed through goes out as the upstream wrote it, unless the relay replaced its usage: then it
  * shows the billed usage instead (see shown-usage.ts).
  */
-export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string, text: string, json: unknown): { body: string; usage: UsageCheck } {
+export function wholeAnswer(plan: Plan, provider: ProviderRelay, upstreamModel: string, text: string, json: unknown): { body: string; usage: UsageCheck } {
   const { call } = plan;
-  const native = plan.native(dialect);
+  const native = plan.native(provider);
   /** The upstream's own answer, as it came or with the billed usage. */
   const passed = (usage: UsageCheck) => {
     const billed = billedUsage(usage);
@@ -24,7 +25,7 @@ export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string,
     return JSON.stringify(json);
   };
   if (call.format === 'embeddings') {
-    const result = dialect.embeddingsResult!(json, upstreamModel);
+    const result = provider.embeddingsResult!(json, upstreamModel);
     const reported = result.usage ? { prompt_tokens: result.usage.prompt_tokens, completion_tokens: 0, total_tokens: result.usage.prompt_tokens } : null;
     const usage = usageOf(reported, plan, '');
     if (native) return { body: passed(usage), usage };
@@ -54,7 +55,7 @@ export function wholeAnswer(plan: Plan, dialect: Dialect, upstreamModel: string,
     const usage = usageOf(answer.usage, plan, answer.text);
     return { body: passed(usage), usage };
   }
-  const completion = dialect.chatResult(json, upstreamModel);
+  const completion = provider.chatResult(json, upstreamModel);
   const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
   if (native) return { body: passed(usage), usage };
   const billed = billedUsage(usage);

@@ -3,7 +3,7 @@ import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import type { StreamReader } from './readers.js';
-import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from './wire/types.js';
+import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from '../providers/types.js';
 
 /** Upstream statuses that say the request itself is wrong: another channel would refuse it too, and no breaker counts them. */
 export const REQUEST_ERRORS = new Set([400, 413, 422]);

@@ -1,5 +1,5 @@
 import type { RelayCall, RelayQuote } from '../../contract/relay.js';
-import { reasoning } from '../upstream/adapters/types.js';
+import { reasoning } from '../providers/pivot.js';
 import type { Plan } from './plan.js';
 import { zeroUsage } from './answer.js';
 import { costOf, type Price } from './pricing.js';

@@ -134,12 +134,12 @@ export class RelayEngine implements RelayPort {
   private async attempt(plan: Plan, leg: Leg, price: Price | null, attempts: RelayAttempt[], startedAt: number): Promise<RelayAnswer> {
     const { call } = plan;
     const target = leg.channel.target(leg.keyIndex);
-    const request = plan.request(leg.dialect, target, leg.upstreamModel, leg.channel.row.param_override);
+    const request = plan.request(leg.provider.relay, target, leg.upstreamModel, leg.channel.row.param_override);
     const served = (status: number) => attempts.push({ channel_id: leg.channel.row.id, key_index: leg.keyIndex, status, error_code: null, ms: Math.round(performance.now() - leg.startedAt) });
 
     if (!plan.stream) {
       const { text, json } = await sendJson(this.d.upstream, request, target, this.d.limits, call.signal);
-      const { body, usage } = wholeAnswer(plan, leg.dialect, leg.upstreamModel, text, json);
+      const { body, usage } = wholeAnswer(plan, leg.provider.relay, leg.upstreamModel, text, json);
       served(200);
       this.warnUsage(plan, leg, usage.rejected);
       const summary = this.summary(plan, leg, 200, null, usage.usage, price, Math.round(performance.now() - startedAt), attempts, startedAt);
@@ -147,7 +147,7 @@ export class RelayEngine implements RelayPort {
       return { kind: 'json', status: 200, body, summary };
     }
 
-    const reader = plan.reader(leg.dialect, leg.upstreamModel);
+    const reader = plan.reader(leg.provider.relay, leg.upstreamModel);
     const internalError = (f: AttemptFailure, l: Leg) => this.internalError(f, l);
     const open = await openStream(this.d.upstream, request, target, reader, this.d.limits, call.signal);
     served(200);

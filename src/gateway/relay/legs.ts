@@ -2,15 +2,15 @@ import type { Breaker, Guarded } from './breaker.js';
 import { guardId } from './breaker.js';
 import type { GatewayContext } from '../context.js';
 import type { OpenChannel, Routing } from './routing.js';
-import { dialectFor } from './wire/index.js';
-import type { Dialect } from './wire/types.js';
+import { relayProviderOf } from '../providers/index.js';
+import type { RelayProvider } from '../providers/types.js';
 
 /** One attempt's channel, key and model; `probe` is the half-open breaker it tests, if it is a probe. */
 export interface Leg {
   channel: OpenChannel;
   keyIndex: number | null;
   probe: Guarded | null;
-  dialect: Dialect;
+  provider: RelayProvider;
   upstreamModel: string;
   startedAt: number;
 }
@@ -44,8 +44,8 @@ export async function* legsOf(s: LegSource, group: string, model: string, prefer
     if (attempted && (await s.breaker.unusable([`ch:${c.id}`])).size) continue;
     const channel = await s.routing.channel(c.id, c.probe);
     if (!channel || (await s.spent(channel))) continue;
-    const dialect = dialectFor(channel.row.type);
-    if (!dialect) {
+    const provider = relayProviderOf(channel.row.type);
+    if (!provider) {
       s.ctx.log.warn({ channelId: channel.row.id, type: channel.row.type }, 'relay: channel skipped, the relay does not speak its type');
       continue;
     }
@@ -55,7 +55,7 @@ export async function* legsOf(s: LegSource, group: string, model: string, prefer
       if (!pick) break;
       const target = channel.target(pick.keyIndex);
       attempted = true;
-      const failedWith = yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, dialect, upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
+      const failedWith = yield { channel, keyIndex: pick.keyIndex, probe: pick.probe, provider, upstreamModel: target.modelMapping[model] ?? model, startedAt: performance.now() };
       if (pick.keyIndex === null || failedWith === undefined || !KEY_FAILURES.has(failedWith)) break;
       tried.add(pick.keyIndex);
     }

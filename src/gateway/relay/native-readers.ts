@@ -5,7 +5,8 @@ import { anthropicErrorEvent } from './wire/anthropic-caller-stream.js';
 import { payloadError, usageToChat } from './wire/anthropic-stream.js';
 import { geminiErrorEvent } from './wire/gemini-caller-stream.js';
 import { geminiPayload, usageOf, type GeminiResponse } from './wire/gemini-stream.js';
-import { UpstreamPayloadError, type ChatUsage, type Json } from './wire/types.js';
+import { type ChatUsage, type Json } from '../providers/pivot.js';
+import { UpstreamPayloadError } from '../providers/types.js';
 
 /**
  * Streams passed through when the channel speaks the caller's format (an Anthropic channel for an Anthropic

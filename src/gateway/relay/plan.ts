@@ -7,26 +7,17 @@ import { chatEncoder, nativeResponsesReader, pivotReader, responsesEncoder, type
 import { billedUsage, type UsageShown } from './shown-usage.js';
 import { inputTokens, promptTokens, textTokens } from './tokens.js';
 import { checkedUsage, usageBounds, type UsageBounds, type UsageCheck } from './usage.js';
-import { messagesCall, messagesToChat } from './wire/anthropic-caller.js';
+import { messagesToChat } from './wire/anthropic-caller.js';
 import { messagesStream } from './wire/anthropic-caller-stream.js';
-import { generateContentCall, generateContentToChat } from './wire/gemini-caller.js';
+import { generateContentToChat } from './wire/gemini-caller.js';
 import { generateContentStream } from './wire/gemini-caller-stream.js';
-import { responsesCall } from './wire/openai.js';
 import { RelayInputError, responsesToChat } from './wire/responses.js';
-import { UnsupportedByChannel, type ChatBody, type ChatUsage, type Dialect, type EmbeddingsBody, type Json, type UpstreamCall } from './wire/types.js';
+import { type ChatBody, type ChatUsage, type EmbeddingsBody, type Json } from '../providers/pivot.js';
+import { UnsupportedByChannel, type ProviderRelay, type UpstreamCall } from '../providers/types.js';
 
 function invalid(detail: string): never {
   throw new AppError('relay_invalid_request', { params: { detail } });
 }
-
-/** The upstream family that speaks each caller format natively (its requests pass through unconverted). */
-const NATIVE_FAMILIES: Record<RelayCall['format'], readonly Dialect['family'][]> = {
-  chat: ['openai', 'azure'],
-  responses: ['openai', 'azure'],
-  embeddings: ['openai', 'azure'],
-  anthropic: ['anthropic'],
-  gemini: ['gemini'],
-};
 
 /** What one call asks for, checked once, and how it is sent to each channel tried. */
 export class Plan {
@@ -76,26 +67,23 @@ export class Plan {
   }
 
   /** Native pass-through: the upstream speaks the caller's format. */
-  native(d: Dialect): boolean {
-    return NATIVE_FAMILIES[this.call.format].includes(d.family);
+  native(p: ProviderRelay): boolean {
+    return p.native[this.call.format] !== undefined;
   }
 
   /** The upstream request for one channel: the family's format, the mapped model, the channel's parameter override. */
-  request(d: Dialect, t: UpstreamTarget, upstreamModel: string, paramOverride: string | null): UpstreamCall {
+  request(p: ProviderRelay, t: UpstreamTarget, upstreamModel: string, paramOverride: string | null): UpstreamCall {
     let call: UpstreamCall;
     const { format, body } = this.call;
-    if (format === 'embeddings') {
+    const native = p.native[format];
+    if (native) {
+      call = native(t, body, upstreamModel, this.stream);
+    } else if (format === 'embeddings') {
       // Another channel of the model may serve them: a failure of this channel, not of the call.
-      if (!d.embeddings) throw new UnsupportedByChannel(`channel type ${t.type} serves no embeddings`, 'this model serves no embeddings');
-      call = d.embeddings(t, { ...body, model: upstreamModel } as EmbeddingsBody);
-    } else if (format === 'responses' && this.native(d)) {
-      call = responsesCall(t, d.family as 'openai' | 'azure', { ...body, model: upstreamModel });
-    } else if (format === 'anthropic' && this.native(d)) {
-      call = messagesCall(t, { ...body, model: upstreamModel }, this.stream);
-    } else if (format === 'gemini' && this.native(d)) {
-      call = generateContentCall(t, upstreamModel, body, this.stream);
+      if (!p.embeddings) throw new UnsupportedByChannel(`channel type ${t.type} serves no embeddings`, 'this model serves no embeddings');
+      call = p.embeddings(t, { ...body, model: upstreamModel } as EmbeddingsBody);
     } else {
-      call = d.chat(t, { ...this.chat(), model: upstreamModel }, this.stream);
+      call = p.chat(t, { ...this.chat(), model: upstreamModel }, this.stream);
     }
     const override = jsonObject(paramOverride);
     if (Object.keys(override).length) call = { ...call, body: { ...(call.body as Json), ...override } };
@@ -103,17 +91,17 @@ export class Plan {
   }
 
   /** The reader that turns this channel's stream into the caller's. */
-  reader(d: Dialect, upstreamModel: string): StreamReader {
-    const native = this.native(d);
+  reader(p: ProviderRelay, upstreamModel: string): StreamReader {
+    const native = this.native(p);
     switch (this.call.format) {
       case 'responses':
-        return native ? nativeResponsesReader(this.usageShown) : pivotReader(d.chatStream(upstreamModel), responsesEncoder(this.call.body, upstreamModel), false, this.usageShown);
+        return native ? nativeResponsesReader(this.usageShown) : pivotReader(p.chatStream(upstreamModel), responsesEncoder(this.call.body, upstreamModel), false, this.usageShown);
       case 'anthropic':
-        return native ? nativeMessagesReader(this.usageShown) : pivotReader(d.chatStream(upstreamModel), messagesStream(upstreamModel), false, this.usageShown);
+        return native ? nativeMessagesReader(this.usageShown) : pivotReader(p.chatStream(upstreamModel), messagesStream(upstreamModel), false, this.usageShown);
       case 'gemini':
-        return native ? nativeGenerateContentReader(this.usageShown) : pivotReader(d.chatStream(upstreamModel), generateContentStream(upstreamModel), false, this.usageShown);
+        return native ? nativeGenerateContentReader(this.usageShown) : pivotReader(p.chatStream(upstreamModel), generateContentStream(upstreamModel), false, this.usageShown);
       default:
-        return pivotReader(d.chatStream(upstreamModel), chatEncoder(this.includeUsage()), native, this.usageShown);
+        return pivotReader(p.chatStream(upstreamModel), chatEncoder(this.includeUsage()), native, this.usageShown);
     }
   }
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, pivotReader, type StreamReader } from './readers.js';
 import { openaiStreamDecoder } from './wire/openai.js';
-import { UpstreamPayloadError } from './wire/types.js';
+import { UpstreamPayloadError } from '../providers/types.js';
 
 // Golden files written by hand: the caller-format endings in test/fixtures/relay/caller-*/, and the
 // vendors' own streams in anthropic/ and gemini/ (the upstream side of a native pass-through).

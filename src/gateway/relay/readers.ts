@@ -1,6 +1,7 @@
 import { showChatUsage, showResponsesUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
 import { responsesStream, responsesStreamUsage } from './wire/responses.js';
-import { UpstreamPayloadError, type ChatChunk, type ChatUsage, type Json, type StreamDecoder } from './wire/types.js';
+import { type ChatChunk, type ChatUsage, type Json } from '../providers/pivot.js';
+import { UpstreamPayloadError, type StreamDecoder } from '../providers/types.js';
 
 /**
  * Turns an upstream stream, line by line, into the caller's stream text, and watches it: whether model

@@ -3,7 +3,7 @@ import type { UsageCheck } from './usage.js';
 import { objectOf } from '../../kit/json/object.js';
 import { usageMetadataOf } from './wire/gemini-caller.js';
 import { responsesUsageOf } from './wire/responses.js';
-import { chatUsage, type ChatUsage, type Json } from './wire/types.js';
+import { chatUsage, type ChatUsage, type Json } from '../providers/pivot.js';
 
 /**
  * An answer passed through in the caller's format carries the upstream's usage. When the relay did not

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { contentText, type ChatBody } from './wire/types.js';
+import { contentText, type ChatBody } from '../providers/pivot.js';
 
 const require = createRequire(import.meta.url);
 let tokenizer: typeof import('gpt-tokenizer') | undefined;

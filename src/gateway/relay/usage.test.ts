@@ -5,7 +5,7 @@ import { nativeResponsesReader } from './readers.js';
 import { checkedUsage, usageBounds } from './usage.js';
 import { costOf } from './pricing.js';
 import type { UsageShown } from './shown-usage.js';
-import { chatUsage } from './wire/types.js';
+import { chatUsage } from '../providers/pivot.js';
 
 const count = { prompt: () => 7, completion: () => 3 };
 const sse = (events: unknown[]) => events.flatMap((e) => [`data: ${JSON.stringify(e)}`, '']);

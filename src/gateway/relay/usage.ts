@@ -1,5 +1,5 @@
 import type { RelayUsage } from '../../contract/relay.js';
-import type { ChatUsage } from './wire/types.js';
+import type { ChatUsage } from '../providers/pivot.js';
 
 /** Twice the largest context window of any model (2 million tokens): a prompt beyond it was never read. */
 export const MAX_PROMPT_TOKENS = 4_000_000;

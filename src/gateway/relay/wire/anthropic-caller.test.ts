@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { chatToMessages, messagesToChat, stopReasonOf } from './anthropic-caller.js';
 import { messagesStream } from './anthropic-caller-stream.js';
 import { RelayInputError } from './responses.js';
-import type { ChatChunk, ChatCompletion, Json } from './types.js';
+import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
 
 // The golden files in test/fixtures/relay/caller-anthropic/ are written by hand from Anthropic's documented
 // Messages formats (requests, `message` objects, the SSE event stream and its error event).

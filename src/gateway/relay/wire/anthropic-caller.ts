@@ -4,7 +4,8 @@ import { anthropicHeaders } from '../../upstream/adapters/anthropic.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { payloadError, usageToChat } from './anthropic-stream.js';
 import { RelayInputError } from './responses.js';
-import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall, type UpstreamCall } from './types.js';
+import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
+import { type UpstreamCall } from '../../providers/types.js';
 
 /**
  * The Anthropic Messages API as a caller format (`POST /v1/messages`, what Claude clients send): a Messages

@@ -1,7 +1,9 @@
 import { anthropicHeaders } from '../../upstream/adapters/anthropic.js';
 import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
+import { messagesCall } from './anthropic-caller.js';
 import { anthropicStreamDecoder, finishReason, payloadError, UNKNOWN_MESSAGE_ID, usageToChat } from './anthropic-stream.js';
-import { contentText, unixNow, UpstreamPayloadError, type ChatBody, type ChatCompletion, type ChatMessage, type Dialect, type Json, type ToolCall } from './types.js';
+import { contentText, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type Json, type ToolCall } from '../../providers/pivot.js';
+import { UpstreamPayloadError, type ProviderRelay } from '../../providers/types.js';
 
 /** Anthropic requires max_tokens; OpenAI callers often leave it out. */
 const DEFAULT_MAX_TOKENS = 4096;
@@ -176,8 +178,7 @@ function chatResult(json: unknown, model: string): ChatCompletion {
 }
 
 /** Anthropic Messages API (`POST /v1/messages`); it has no embeddings. */
-export const anthropicDialect: Dialect = {
-  family: 'anthropic',
+export const anthropicDialect: ProviderRelay = {
   chat(t, body, stream) {
     const headers: Record<string, string> = { ...anthropicHeaders(t), 'content-type': 'application/json' };
     if (stream) headers.accept = 'text/event-stream';
@@ -185,4 +186,5 @@ export const anthropicDialect: Dialect = {
   },
   chatResult,
   chatStream: anthropicStreamDecoder,
+  native: { anthropic: (t, body, model, stream) => messagesCall(t, { ...body, model }, stream) },
 };

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { chatToGenerateContent, generateContentToChat, jsonSchemaOf } from './gemini-caller.js';
 import { generateContentStream } from './gemini-caller-stream.js';
 import { RelayInputError } from './responses.js';
-import type { ChatChunk, ChatCompletion, Json } from './types.js';
+import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
 
 // The golden files in test/fixtures/relay/caller-gemini/ are written by hand from Google's documented
 // generateContent formats (GenerateContentRequest, GenerateContentResponse, the alt=sse stream, its error).

@@ -4,7 +4,8 @@ import { geminiHeaders } from '../../upstream/adapters/gemini.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { geminiPayload, usageOf, type GeminiResponse } from './gemini-stream.js';
 import { RelayInputError } from './responses.js';
-import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall, type UpstreamCall } from './types.js';
+import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
+import { type UpstreamCall } from '../../providers/types.js';
 
 /**
  * Gemini's generateContent as a caller format (`POST /v1beta/models/{model}:generateContent`, and

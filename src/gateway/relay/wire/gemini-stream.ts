@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isObject } from '../../../kit/json/object.js';
-import {
-  chatUsage,
-  usageCount,
-  UpstreamPayloadError,
-  unixNow,
-  type ChatChunk,
-  type ChatUsage,
-  type FinishReason,
-  type Json,
-  type StreamDecoder,
-  type ToolCall,
-} from './types.js';
+import { chatUsage, usageCount, unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
+import { UpstreamPayloadError, type StreamDecoder } from '../../providers/types.js';
 
 /**
  * Reading Gemini answers: the helpers the whole answer (gemini.ts) and the `alt=sse` stream share, and the

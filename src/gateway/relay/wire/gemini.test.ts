@@ -4,7 +4,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
 import { geminiDialect } from './gemini.js';
-import { UnsupportedByChannel, UpstreamPayloadError, type ChatBody, type ChatChunk, type EmbeddingsBody } from './types.js';
+import { type ChatBody, type ChatChunk, type EmbeddingsBody } from '../../providers/pivot.js';
+import { UnsupportedByChannel, UpstreamPayloadError } from '../../providers/types.js';
 
 /** Golden files written by hand from Google's documented formats, not by running this code. */
 const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/relay/gemini');

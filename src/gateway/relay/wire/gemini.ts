@@ -1,6 +1,7 @@
 import { isObject } from '../../../kit/json/object.js';
 import { geminiHeaders } from '../../upstream/adapters/gemini.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
+import { generateContentCall } from './gemini-caller.js';
 import {
   candidatesOf,
   finishReasonOf,
@@ -12,22 +13,8 @@ import {
   type GeminiResponse,
   type GeminiUsageMetadata,
 } from './gemini-stream.js';
-import {
-  contentText,
-  unixNow,
-  usageCount,
-  UpstreamPayloadError,
-  type ChatBody,
-  type ChatCompletion,
-  type ChatMessage,
-  type Dialect,
-  type EmbeddingsBody,
-  type EmbeddingsResult,
-  type Json,
-  type ToolCall,
-  type UpstreamCall,
-  UnsupportedByChannel,
-} from './types.js';
+import { contentText, unixNow, usageCount, type ChatBody, type ChatCompletion, type ChatMessage, type EmbeddingsBody, type EmbeddingsResult, type Json, type ToolCall } from '../../providers/pivot.js';
+import { UpstreamPayloadError, type ProviderRelay, type UpstreamCall, UnsupportedByChannel } from '../../providers/types.js';
 
 /** Gemini (Generative Language API v1beta): generateContent, streamGenerateContent?alt=sse, batchEmbedContents. */
 
@@ -269,8 +256,7 @@ function embeddingsResult(json: unknown, model: string): EmbeddingsResult {
   return { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }
 
-export const geminiDialect: Dialect = {
-  family: 'gemini',
+export const geminiDialect: ProviderRelay = {
   chat(t, body, stream) {
     const action = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
     return {
@@ -283,4 +269,5 @@ export const geminiDialect: Dialect = {
   chatStream: geminiStreamDecoder,
   embeddings,
   embeddingsResult,
+  native: { gemini: (t, body, model, stream) => generateContentCall(t, model, body, stream) },
 };

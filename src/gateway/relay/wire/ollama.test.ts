@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
 import { ollamaDialect } from './ollama.js';
-import { UpstreamPayloadError, type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type Json } from './types.js';
+import { type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type Json } from '../../providers/pivot.js';
+import { UpstreamPayloadError } from '../../providers/types.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/relay/ollama');
 const fixtureText = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');

@@ -2,27 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ollamaHeaders } from '../../upstream/adapters/ollama.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
-import {
-  chatUsage,
-  usageCount,
-  contentText,
-  unixNow,
-  UpstreamPayloadError,
-  type ChatBody,
-  type ChatChunk,
-  type ChatCompletion,
-  type ChatMessage,
-  type ChatUsage,
-  type Dialect,
-  type EmbeddingsBody,
-  type EmbeddingsResult,
-  type FinishReason,
-  type Json,
-  type StreamDecoder,
-  type ToolCall,
-  type UpstreamCall,
-  UnsupportedByChannel,
-} from './types.js';
+import { chatUsage, usageCount, contentText, unixNow, type ChatBody, type ChatChunk, type ChatCompletion, type ChatMessage, type ChatUsage, type EmbeddingsBody, type EmbeddingsResult, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
+import { UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall, UnsupportedByChannel } from '../../providers/types.js';
 
 /** Ollama's native API (`/api/chat`, `/api/embed`): NDJSON streams, tool arguments as objects, counts instead of usage. */
 
@@ -258,11 +239,11 @@ function embeddingsResult(json: unknown, model: string): EmbeddingsResult {
   };
 }
 
-export const ollamaDialect: Dialect = {
-  family: 'ollama',
+export const ollamaDialect: ProviderRelay = {
   chat: (t, body, stream) => ({ url: `${t.baseUrl}/api/chat`, headers: jsonHeaders(t), body: chatRequest(body, stream) }),
   chatResult,
   chatStream: ollamaStreamDecoder,
   embeddings: embeddingsCall,
   embeddingsResult,
+  native: {},
 };

@@ -1,7 +1,8 @@
 import { openaiHeaders } from '../../upstream/adapters/openai.js';
 import { azureApiVersion, azureHeaders } from '../../upstream/adapters/azure.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
-import { UpstreamPayloadError, type ChatBody, type ChatChunk, type ChatCompletion, type Dialect, type EmbeddingsBody, type EmbeddingsResult, type Json, type StreamDecoder, type UpstreamCall } from './types.js';
+import { type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type EmbeddingsResult, type Json } from '../../providers/pivot.js';
+import { UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall } from '../../providers/types.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -58,33 +59,56 @@ function embeddingsResult(json: unknown): EmbeddingsResult {
   return json as EmbeddingsResult;
 }
 
+function openaiChat(t: UpstreamTarget, body: ChatBody, stream: boolean): UpstreamCall {
+  return { url: `${t.baseUrl}/v1/chat/completions`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body: chatUpstreamBody(body, stream) };
+}
+
+function openaiEmbeddings(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall {
+  return { url: `${t.baseUrl}/v1/embeddings`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body };
+}
+
 /** OpenAI and the OpenAI-compatible types: the pivot format itself, so requests and answers pass unchanged. */
-export const openaiDialect: Dialect = {
-  family: 'openai',
-  chat: (t, body, stream) => ({ url: `${t.baseUrl}/v1/chat/completions`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body: chatUpstreamBody(body, stream) }),
+export const openaiDialect: ProviderRelay = {
+  chat: openaiChat,
   chatResult: completion,
   chatStream: openaiStreamDecoder,
-  embeddings: (t, body) => ({ url: `${t.baseUrl}/v1/embeddings`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body }),
+  embeddings: openaiEmbeddings,
   embeddingsResult,
+  native: {
+    chat: (t, body, model, stream) => openaiChat(t, { ...body, model } as ChatBody, stream),
+    responses: (t, body, model) => ({ url: `${t.baseUrl}/v1/responses`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body: { ...body, model } }),
+    embeddings: (t, body, model) => openaiEmbeddings(t, { ...body, model } as EmbeddingsBody),
+  },
 };
 
 function azureUrl(t: UpstreamTarget, model: string, path: 'chat/completions' | 'embeddings'): string {
   return `${t.baseUrl}/openai/deployments/${encodeURIComponent(model)}/${path}?api-version=${encodeURIComponent(azureApiVersion(t))}`;
 }
 
-/** Azure OpenAI: the deployment named like the (mapped) model, `api-key` header; bodies as OpenAI's. */
-export const azureDialect: Dialect = {
-  family: 'azure',
-  chat: (t, body, stream) => ({ url: azureUrl(t, body.model, 'chat/completions'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body: chatUpstreamBody(body, stream) }),
-  chatResult: completion,
-  chatStream: openaiStreamDecoder,
-  embeddings: (t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall => ({ url: azureUrl(t, body.model, 'embeddings'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body }),
-  embeddingsResult,
-};
+function azureChat(t: UpstreamTarget, body: ChatBody, stream: boolean): UpstreamCall {
+  return { url: azureUrl(t, body.model, 'chat/completions'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body: chatUpstreamBody(body, stream) };
+}
 
-/** Where an OpenAI or Azure channel takes a native Responses request (the relay passes those through). */
-export function responsesCall(t: UpstreamTarget, family: 'openai' | 'azure', body: Json): UpstreamCall {
-  if (family === 'openai') return { url: `${t.baseUrl}/v1/responses`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body };
+function azureEmbeddings(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall {
+  return { url: azureUrl(t, body.model, 'embeddings'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body };
+}
+
+/** Where an Azure channel takes a native Responses request: the resource's, with the channel's azure_responses_version. */
+function azureResponses(t: UpstreamTarget, body: Json): UpstreamCall {
   const version = typeof t.settings.azure_responses_version === 'string' && t.settings.azure_responses_version ? t.settings.azure_responses_version : 'preview';
   return { url: `${t.baseUrl}/openai/responses?api-version=${encodeURIComponent(version)}`, headers: { ...azureHeaders(t), ...JSON_HEADERS }, body };
 }
+
+/** Azure OpenAI: the deployment named like the (mapped) model, `api-key` header; bodies as OpenAI's. */
+export const azureDialect: ProviderRelay = {
+  chat: azureChat,
+  chatResult: completion,
+  chatStream: openaiStreamDecoder,
+  embeddings: azureEmbeddings,
+  embeddingsResult,
+  native: {
+    chat: (t, body, model, stream) => azureChat(t, { ...body, model } as ChatBody, stream),
+    responses: (t, body, model) => azureResponses(t, { ...body, model }),
+    embeddings: (t, body, model) => azureEmbeddings(t, { ...body, model } as EmbeddingsBody),
+  },
+};

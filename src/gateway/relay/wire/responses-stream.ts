@@ -11,7 +11,7 @@ import {
   type ItemStatus,
   type ResponseState,
 } from './responses.js';
-import { unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json } from './types.js';
+import { unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json } from '../../providers/pivot.js';
 
 /** Writes chat chunks as the Responses SSE stream; each method returns the text to send (possibly empty). */
 export interface ResponsesStreamEncoder {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { chatToResponse, RelayInputError, responsesStream, responsesStreamUsage, responsesToChat, responsesUsage, type IdSource } from './responses.js';
-import type { ChatChunk, ChatCompletion, Json } from './types.js';
+import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
 
 // The golden files in test/fixtures/relay/responses/ are written by hand from OpenAI's documented formats.
 const FIXTURES = new URL('../../../../test/fixtures/relay/responses/', import.meta.url);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isObject, objectOf, stringOf } from '../../../kit/json/object.js';
-import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from './types.js';
+import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
 
 /**
  * The OpenAI Responses API as a caller format: a `POST /v1/responses` body becomes a chat request, a chat

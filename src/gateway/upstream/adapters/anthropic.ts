@@ -1,7 +1,8 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
 import { probe } from '../probe.js';
-import { dataIds, uniqueIds, type ChannelAdapter } from './types.js';
+import { dataIds, uniqueIds } from '../../providers/types.js';
+import type { ChannelAdapter } from './types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -14,7 +15,6 @@ const MAX_PAGES = 20;
 
 /** Anthropic Messages API: `x-api-key` + `anthropic-version`; the model list is paged with `after_id`. */
 export const anthropicAdapter: ChannelAdapter = {
-  family: 'anthropic',
   async listModels(ctx, t) {
     const ids: unknown[] = [];
     let after: string | null = null;

@@ -1,7 +1,8 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
 import { probe } from '../probe.js';
-import { dataIds, openaiTestBody, uniqueIds, type ChannelAdapter } from './types.js';
+import { dataIds, uniqueIds } from '../../providers/types.js';
+import { openaiTestBody, type ChannelAdapter } from './types.js';
 
 /** The data-plane API version: the channel's `other` when it names one, else a current GA version. */
 export function azureApiVersion(t: UpstreamTarget): string {
@@ -15,7 +16,6 @@ export function azureHeaders(t: UpstreamTarget): Record<string, string> {
 
 /** Azure OpenAI: `api-key` header, `/openai/...?api-version=` paths on the resource's base URL. */
 export const azureAdapter: ChannelAdapter = {
-  family: 'azure',
   async listModels(ctx, t) {
     const url = `${t.baseUrl}/openai/models?api-version=${encodeURIComponent(azureApiVersion(t))}`;
     const ids = dataIds(okJson(await send(ctx.upstream, t, { url, headers: azureHeaders(t) }), t));

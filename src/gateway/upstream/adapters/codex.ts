@@ -40,7 +40,6 @@ export const CODEX_MODELS = ['gpt-5', 'gpt-5-codex', 'gpt-5-codex-mini', 'gpt-5.
 
 /** OpenAI Codex through a ChatGPT account: `/backend-api/codex/...` with the OAuth access token. */
 export const codexAdapter: ChannelAdapter = {
-  family: 'codex',
   async listModels() {
     return [...CODEX_MODELS];
   },

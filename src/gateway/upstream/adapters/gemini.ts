@@ -1,7 +1,8 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
 import { probe } from '../probe.js';
-import { uniqueIds, type ChannelAdapter } from './types.js';
+import { uniqueIds } from '../../providers/types.js';
+import type { ChannelAdapter } from './types.js';
 
 /** The key goes in `x-goog-api-key`, never in the URL (URLs end up in proxies' and servers' logs). */
 export function geminiHeaders(t: UpstreamTarget): Record<string, string> {
@@ -12,7 +13,6 @@ const MAX_PAGES = 20;
 
 /** Gemini (Generative Language API, v1beta): models are `models/<id>`, listed in pages. */
 export const geminiAdapter: ChannelAdapter = {
-  family: 'gemini',
   async listModels(ctx, t) {
     const ids: unknown[] = [];
     let token: string | null = null;

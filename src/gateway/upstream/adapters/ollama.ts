@@ -1,7 +1,8 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
 import { probe } from '../probe.js';
-import { openaiPath, openaiTestBody, uniqueIds, type ChannelAdapter } from './types.js';
+import { uniqueIds } from '../../providers/types.js';
+import { openaiPath, openaiTestBody, type ChannelAdapter } from './types.js';
 
 /** A bearer key only when the channel has one (a plain local Ollama has none). */
 export function ollamaHeaders(t: UpstreamTarget): Record<string, string> {
@@ -10,7 +11,6 @@ export function ollamaHeaders(t: UpstreamTarget): Record<string, string> {
 
 /** Ollama's native API: `/api/tags` lists the local models. */
 export const ollamaAdapter: ChannelAdapter = {
-  family: 'ollama',
   async listModels(ctx, t) {
     const body = okJson<{ models?: unknown }>(await send(ctx.upstream, t, { url: `${t.baseUrl}/api/tags`, headers: ollamaHeaders(t) }), t);
     if (!Array.isArray(body.models)) throw badResponse('the tag list has no models array');

@@ -1,7 +1,8 @@
 import { badResponse, okJson, send } from '../http.js';
 import type { UpstreamTarget } from '../target.js';
 import { probe } from '../probe.js';
-import { dataIds, openaiPath, openaiTestBody, uniqueIds, type ChannelAdapter } from './types.js';
+import { dataIds, uniqueIds } from '../../providers/types.js';
+import { openaiPath, openaiTestBody, type ChannelAdapter } from './types.js';
 
 const TYPE_ALI = 17;
 const TYPE_ZHIPU_V4 = 26;
@@ -21,7 +22,6 @@ export function openaiHeaders(t: UpstreamTarget): Record<string, string> {
 
 /** OpenAI and every OpenAI-compatible type (DeepSeek, OpenRouter, SiliconFlow, Moonshot, xAI, Mistral, …). */
 export const openaiAdapter: ChannelAdapter = {
-  family: 'openai',
   async listModels(ctx, t) {
     const res = await send(ctx.upstream, t, { url: t.baseUrl + modelsPath(t.type), headers: openaiHeaders(t) });
     const ids = dataIds(okJson(res, t));

@@ -1,42 +1,8 @@
-import type { UpstreamClient } from '../../../kit/upstream/client.js';
-import type { ProbeOutcome } from '../probe.js';
-import type { UpstreamTarget } from '../target.js';
+import type { Provider, TestRequest } from '../../providers/types.js';
+import { reasoning } from '../../providers/pivot.js';
 
-/** What an adapter may use: the gateway's upstream client (address policy, deadlines, body caps). */
-export interface AdapterContext {
-  upstream: UpstreamClient;
-}
-
-/**
- * One upstream wire family (OpenAI-compatible, Azure OpenAI, Anthropic, Gemini, Ollama, Codex). Each knows
- * its paths, auth headers and answer shapes; the gateway's services never build upstream requests themselves.
- */
-export interface ChannelAdapter {
-  family: 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'codex';
-  /** The model ids the upstream offers, de-duplicated, in the upstream's order. */
-  listModels(ctx: AdapterContext, t: UpstreamTarget): Promise<string[]>;
-  /** Endpoint types this family can test; the first is its default. */
-  endpoints: readonly EndpointType[];
-  /** One minimal request ("hi", 16 tokens) to `model` on `endpoint`, streamed or not. */
-  test(ctx: AdapterContext, t: UpstreamTarget, r: TestRequest): Promise<ProbeOutcome>;
-}
-
-/** The reference's endpoint types for a channel test (those this product can send). */
-export const ENDPOINT_TYPES = ['openai', 'openai-response', 'embeddings', 'anthropic', 'gemini'] as const;
-export type EndpointType = (typeof ENDPOINT_TYPES)[number];
-
-export interface TestRequest {
-  /** The model name sent upstream (after the channel's model mapping). */
-  model: string;
-  endpoint: EndpointType;
-  stream: boolean;
-  timeoutMs: number;
-}
-
-/** o-series and gpt-5 models take max_completion_tokens instead of max_tokens. */
-export function reasoning(model: string) {
-  return /^(o\d|gpt-5)/i.test(model);
-}
+/** A provider's control-plane part (model list and test). */
+export type ChannelAdapter = Pick<Provider, 'listModels' | 'endpoints' | 'test'>;
 
 /** The body of the reference's test request for the OpenAI-style endpoints. */
 export function openaiTestBody(r: TestRequest): Record<string, unknown> {
@@ -52,17 +18,6 @@ export function openaiTestBody(r: TestRequest): Record<string, unknown> {
 }
 
 /** The OpenAI-style path of an endpoint type. */
-export function openaiPath(endpoint: EndpointType): string {
+export function openaiPath(endpoint: TestRequest['endpoint']): string {
   return endpoint === 'embeddings' ? '/v1/embeddings' : endpoint === 'openai-response' ? '/v1/responses' : '/v1/chat/completions';
-}
-
-/** Trimmed, non-empty, first occurrence kept. */
-export function uniqueIds(ids: unknown[]): string[] {
-  return [...new Set(ids.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean))];
-}
-
-/** The `data[].id` list of an OpenAI-style model list. */
-export function dataIds(body: unknown): unknown[] | null {
-  const data = (body as { data?: unknown })?.data;
-  return Array.isArray(data) ? data.map((m) => (m as { id?: unknown })?.id) : null;
 }

@@ -1,10 +1,8 @@
-import type { UpstreamTarget } from '../../upstream/target.js';
-
 /**
- * The relay's pivot format is OpenAI Chat Completions: every caller format is turned into a chat request,
- * every upstream family turns a chat request into its own wire format and its answers (whole or streamed)
- * back into chat completions and chat chunks. Bodies are plain JSON objects: fields the relay does not
- * know are passed through where the upstream speaks the same format.
+ * The internal form (the pivot) is OpenAI Chat Completions: every caller format is turned into a chat
+ * request, every provider turns a chat request into its own wire format and its answers (whole or
+ * streamed) back into chat completions and chat chunks. Bodies are plain JSON objects: fields the relay
+ * does not know are passed through where the upstream speaks the same format.
  */
 export type Json = Record<string, unknown>;
 
@@ -74,64 +72,6 @@ export interface EmbeddingsResult {
   usage: { prompt_tokens: number; total_tokens: number };
 }
 
-/** The HTTP request a family builds; the relay adds the target's proxy and header overrides. */
-export interface UpstreamCall {
-  url: string;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/**
- * An upstream answer that is an error although its HTTP status said success (an `error` object in a 200
- * body or in a stream event). The relay treats it like a 5xx: retried before any output was sent.
- */
-export class UpstreamPayloadError extends Error {
-  constructor(
-    message: string,
-    readonly upstreamCode: string | null = null,
-    /** An HTTP-like status the payload names (Anthropic `overloaded_error` → 529, Gemini `code`), else 502. */
-    readonly status = 502,
-  ) {
-    super(message);
-    this.name = 'UpstreamPayloadError';
-  }
-}
-
-/** A request this channel's wire format cannot carry (another channel of the model may): never the channel's failure. */
-export class UnsupportedByChannel extends Error {
-  constructor(
-    message: string,
-    /** What the caller is told (no channel's name or type). */
-    readonly callerDetail = message,
-  ) {
-    super(message);
-    this.name = 'UnsupportedByChannel';
-  }
-}
-
-/** Reads an upstream stream line by line (SSE `event:`/`data:` lines and blank lines, or NDJSON) into chat chunks. */
-export interface StreamDecoder {
-  /** Chunks produced by one line (often none: `event:` lines, keep-alives, blank lines). Throws UpstreamPayloadError on an error event. */
-  line(line: string): ChatChunk[];
-  /** Chunks still held when the stream ended (a final usage chunk, say). */
-  end(): ChatChunk[];
-}
-
-/**
- * One upstream wire family on the data plane. `model` arguments are the name sent upstream (after the
- * channel's model mapping); chunks and completions carry that model name.
- */
-export interface Dialect {
-  family: 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama';
-  chat(t: UpstreamTarget, body: ChatBody, stream: boolean): UpstreamCall;
-  /** The non-streamed answer as a chat completion; throws UpstreamPayloadError when the body is an error. */
-  chatResult(json: unknown, model: string): ChatCompletion;
-  chatStream(model: string): StreamDecoder;
-  /** Families without an embeddings API leave these out (the relay answers 400 for them). */
-  embeddings?(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall;
-  embeddingsResult?(json: unknown, model: string): EmbeddingsResult;
-}
-
 /** Seconds since the epoch, as `created` fields use. */
 export const unixNow = () => Math.floor(Date.now() / 1000);
 
@@ -157,4 +97,9 @@ export function chatUsage(prompt: number, completion: number, cached = 0, reason
   if (cached > 0) u.prompt_tokens_details = { cached_tokens: cached };
   if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
   return u;
+}
+
+/** o-series and gpt-5 models take max_completion_tokens instead of max_tokens. */
+export function reasoning(model: string) {
+  return /^(o\d|gpt-5)/i.test(model);
 }

@@ -1,0 +1,72 @@
+import { OPENAI_STYLE_BALANCES } from '../balance/providers.js';
+import { anthropicAdapter } from '../upstream/adapters/anthropic.js';
+import { azureAdapter } from '../upstream/adapters/azure.js';
+import { codexAdapter } from '../upstream/adapters/codex.js';
+import { geminiAdapter } from '../upstream/adapters/gemini.js';
+import { ollamaAdapter } from '../upstream/adapters/ollama.js';
+import { openaiAdapter } from '../upstream/adapters/openai.js';
+import { anthropicDialect } from '../relay/wire/anthropic.js';
+import { geminiDialect } from '../relay/wire/gemini.js';
+import { ollamaDialect } from '../relay/wire/ollama.js';
+import { azureDialect, openaiDialect } from '../relay/wire/openai.js';
+import type { BalanceReader, Provider, RelayProvider } from './types.js';
+
+const openai: Provider = {
+  name: 'openai',
+  channelTypes: [1, 6, 7, 9, 10, 12, 13, 19, 20, 22, 25, 31, 40, 42, 43, 47, 48],
+  ...openaiAdapter,
+  balances: OPENAI_STYLE_BALANCES,
+  relay: openaiDialect,
+};
+const azure: Provider = { name: 'azure', channelTypes: [3], ...azureAdapter, relay: azureDialect };
+const ollama: Provider = { name: 'ollama', channelTypes: [4], ...ollamaAdapter, relay: ollamaDialect };
+const anthropic: Provider = { name: 'anthropic', channelTypes: [14], ...anthropicAdapter, relay: anthropicDialect };
+const gemini: Provider = { name: 'gemini', channelTypes: [24], ...geminiAdapter, relay: geminiDialect };
+const codex: Provider = { name: 'codex', channelTypes: [57], ...codexAdapter };
+
+/** Every provider; a channel type belongs to at most one. */
+export const PROVIDERS: readonly Provider[] = [openai, azure, ollama, anthropic, gemini, codex];
+
+const BY_TYPE = new Map<number, Provider>(PROVIDERS.flatMap((p) => p.channelTypes.map((type) => [type, p] as const)));
+
+/**
+ * Channel types no provider serves are listed and tested the OpenAI way (many vendors answer
+ * OpenAI's requests), but the relay sends them no calls: Custom (8), whose base URL is the whole request
+ * URL, and every type that speaks another protocol.
+ */
+const FALLBACK = openai;
+
+/**
+ * Types with no test: asynchronous task APIs (Midjourney, Suno, Kling, Jimeng, Vidu, DoubaoVideo, Sora),
+ * and wire protocols no provider speaks (PaLM, Baidu v1, Zhipu v3, Xunfei, AIProxyLibrary, Tencent, AWS,
+ * Cohere, Dify, Cloudflare, VertexAI, Coze, Replicate): an OpenAI-style request would test nothing real.
+ */
+const UNTESTABLE = new Set([2, 5, 36, 50, 51, 52, 54, 55, 11, 15, 16, 18, 21, 23, 33, 34, 37, 39, 41, 49, 56]);
+
+const BALANCES = new Map<number, BalanceReader>(PROVIDERS.flatMap((p) => Object.entries(p.balances ?? {}).map(([type, reader]) => [Number(type), reader] as const)));
+
+/** The provider of a channel type on the control plane (model lists, tests): its own family, else the OpenAI-compatible one. */
+export function providerOf(type: number): Provider {
+  return BY_TYPE.get(type) ?? FALLBACK;
+}
+
+/** The provider the relay sends a channel type's calls to; null for a type it cannot speak (never sent a request). */
+export function relayProviderOf(type: number): RelayProvider | null {
+  const p = BY_TYPE.get(type);
+  return p?.relay ? (p as RelayProvider) : null;
+}
+
+/** Whether a channel test of the type means anything. */
+export function testable(type: number): boolean {
+  return !UNTESTABLE.has(type);
+}
+
+/** How a channel type's balance is read; null for types without a balance query. */
+export function balanceReaderOf(type: number): BalanceReader | null {
+  return BALANCES.get(type) ?? null;
+}
+
+/** The channel types whose balance can be read. */
+export function balanceTypes(): number[] {
+  return [...BALANCES.keys()];
+}
