@@ -32,11 +32,11 @@ const VENDOR = {
 };
 const vendorName = new Map(Object.entries(VENDOR).map(([name, specifier]) => [specifier, name]));
 
-/** The files of src/ that belong to the product (not tests), recursively. */
+/** The files of src/ that belong to the product (not tests, nor the golden files in their fixtures/ folders), recursively. */
 export function sourceFiles(dir = SRC) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(p);
+    if (e.isDirectory()) return e.name === 'fixtures' ? [] : sourceFiles(p);
     return e.name.endsWith('.test.ts') ? [] : [p];
   });
 }

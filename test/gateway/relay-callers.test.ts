@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
+import { relayFixture } from '../helpers/relay-fixtures.js';
 import { RELAY_ENV, relay, relayToken, type RelayReply } from '../helpers/relay.js';
 import { variants } from '../helpers/services.js';
 
@@ -18,8 +17,7 @@ import { variants } from '../helpers/services.js';
  */
 
 const KEY = 'sk-callers-KEY-0123456789abcdef';
-const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/relay');
-const text = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
+const text = relayFixture;
 const json = (name: string): any => JSON.parse(text(name));
 
 /** What the relay says when an upstream stream ends without its last event. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { sendJson, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
+import { relayFixture } from '../helpers/relay-fixtures.js';
 import { RELAY_ENV, relayToken } from '../helpers/relay.js';
 import { eachDatabase, postgresWithRedis, type Variant } from '../helpers/services.js';
 
@@ -36,8 +36,7 @@ const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31
 console.log(`relay chaos seed ${SEED} (CHAOS_SEED=${SEED} repeats the draws)`);
 
 const KEY = 'sk-chaos-KEY-0123456789abcdef';
-const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/relay');
-const fixture = (family: string, name: string) => fs.readFileSync(path.join(FIXTURES, family, name), 'utf8');
+const fixture = (family: string, name: string) => relayFixture(`${family}/${name}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const FIRST_BYTE_MS = 300;

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
 import OpenAI from 'openai';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
+import { relayFixture } from '../helpers/relay-fixtures.js';
 import { RELAY_ENV, relay, relayToken, streamedText, type RelayReply } from '../helpers/relay.js';
 import { variants } from '../helpers/services.js';
 
@@ -18,8 +17,7 @@ import { variants } from '../helpers/services.js';
  */
 
 const KEY = 'sk-formats-KEY-0123456789abcdef';
-const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/relay');
-const text = (family: string, name: string) => fs.readFileSync(path.join(FIXTURES, family, name), 'utf8');
+const text = (family: string, name: string) => relayFixture(`${family}/${name}`);
 const json = (family: string, name: string): any => JSON.parse(text(family, name));
 
 // ---- the golden files the fakes answer with ----

@@ -5,7 +5,7 @@ import { audit, audited, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';
 import type { GatewayContext } from '../context.js';
 import { providerOf } from '../providers/index.js';
-import { ollamaHeaders } from '../upstream/adapters/ollama.js';
+import { ollamaHeaders } from '../providers/ollama/api.js';
 import { expectOk, okJson, send, upstreamAppError, upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 

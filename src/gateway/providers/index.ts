@@ -3,12 +3,11 @@ import { anthropicAdapter } from '../upstream/adapters/anthropic.js';
 import { azureAdapter } from '../upstream/adapters/azure.js';
 import { codexAdapter } from '../upstream/adapters/codex.js';
 import { geminiAdapter } from '../upstream/adapters/gemini.js';
-import { ollamaAdapter } from '../upstream/adapters/ollama.js';
 import { openaiAdapter } from '../upstream/adapters/openai.js';
 import { anthropicDialect } from '../relay/wire/anthropic.js';
 import { geminiDialect } from '../relay/wire/gemini.js';
-import { ollamaDialect } from '../relay/wire/ollama.js';
 import { azureDialect, openaiDialect } from '../relay/wire/openai.js';
+import { ollama } from './ollama/index.js';
 import type { BalanceReader, Provider, RelayProvider } from './types.js';
 
 const openai: Provider = {
@@ -19,7 +18,6 @@ const openai: Provider = {
   relay: openaiDialect,
 };
 const azure: Provider = { name: 'azure', channelTypes: [3], ...azureAdapter, relay: azureDialect };
-const ollama: Provider = { name: 'ollama', channelTypes: [4], ...ollamaAdapter, relay: ollamaDialect };
 const anthropic: Provider = { name: 'anthropic', channelTypes: [14], ...anthropicAdapter, relay: anthropicDialect };
 const gemini: Provider = { name: 'gemini', channelTypes: [24], ...geminiAdapter, relay: geminiDialect };
 const codex: Provider = { name: 'codex', channelTypes: [57], ...codexAdapter };

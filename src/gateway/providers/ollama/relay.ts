@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ollamaHeaders } from '../../upstream/adapters/ollama.js';
-import type { UpstreamTarget } from '../../upstream/target.js';
 import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
-import { chatUsage, usageCount, contentText, unixNow, type ChatBody, type ChatChunk, type ChatCompletion, type ChatMessage, type ChatUsage, type EmbeddingsBody, type EmbeddingsResult, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
-import { UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall, UnsupportedByChannel } from '../../providers/types.js';
+import type { UpstreamTarget } from '../../upstream/target.js';
+import { chatUsage, usageCount, contentText, unixNow, type ChatBody, type ChatChunk, type ChatCompletion, type ChatMessage, type ChatUsage, type EmbeddingsBody, type EmbeddingsResult, type FinishReason, type Json, type ToolCall } from '../pivot.js';
+import { UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall, UnsupportedByChannel } from '../types.js';
+import { jsonHeaders } from './api.js';
 
 /** Ollama's native API (`/api/chat`, `/api/embed`): NDJSON streams, tool arguments as objects, counts instead of usage. */
 
 const randomId = (prefix: string) => prefix + randomUUID().replaceAll('-', '').slice(0, 24);
-
-function jsonHeaders(t: UpstreamTarget): Record<string, string> {
-  return { ...ollamaHeaders(t), 'content-type': 'application/json' };
-}
 
 // ---- request ----
 
@@ -239,7 +235,8 @@ function embeddingsResult(json: unknown, model: string): EmbeddingsResult {
   };
 }
 
-export const ollamaDialect: ProviderRelay = {
+/** The relay's calls: chat and embeddings converted from and to the internal form. */
+export const ollamaRelay: ProviderRelay = {
   chat: (t, body, stream) => ({ url: `${t.baseUrl}/api/chat`, headers: jsonHeaders(t), body: chatRequest(body, stream) }),
   chatResult,
   chatStream: ollamaStreamDecoder,

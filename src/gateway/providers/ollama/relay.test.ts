@@ -3,18 +3,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
-import { ollamaDialect } from './ollama.js';
-import { type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type Json } from '../../providers/pivot.js';
-import { UpstreamPayloadError } from '../../providers/types.js';
+import { type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type Json } from '../pivot.js';
+import { UpstreamPayloadError } from '../types.js';
+import { ollamaRelay } from './relay.js';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/relay/ollama');
+const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
 const fixtureText = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
 const fixture = <T = Json>(name: string): T => JSON.parse(fixtureText(name));
 
 const target = (key = ''): UpstreamTarget => inputTarget({ type: 4, base_url: 'http://localhost:11434', key });
 
 const chatBody = (overrides: Json = {}): ChatBody => ({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }], ...overrides });
-const requestBody = (body: ChatBody, stream = false) => ollamaDialect.chat(target(), body, stream).body as Json;
+const requestBody = (body: ChatBody, stream = false) => ollamaRelay.chat(target(), body, stream).body as Json;
 
 const CHAT_ID = /^chatcmpl-[0-9a-f]{24}$/;
 const CALL_ID = /^call_[0-9a-f]{24}$/;
@@ -41,7 +41,7 @@ function withTestIds<T extends ChatCompletion | ChatChunk>(items: T[]): T[] {
 
 /** Feeds an NDJSON text line by line and returns every chunk, stopping at the first error it throws. */
 function decode(name: string, model: string): { chunks: ChatChunk[]; error: unknown } {
-  const decoder = ollamaDialect.chatStream(model);
+  const decoder = ollamaRelay.chatStream(model);
   const chunks: ChatChunk[] = [];
   try {
     for (const line of fixtureText(name).split('\n')) chunks.push(...decoder.line(line));
@@ -55,7 +55,7 @@ function decode(name: string, model: string): { chunks: ChatChunk[]; error: unkn
 for (const name of ['chat-request.json', 'chat-request-structured.json']) {
   test(`ollama: ${name} becomes the documented /api/chat request`, () => {
     const golden = fixture<{ stream: boolean; key?: string; chat: ChatBody; ollama: Json }>(name);
-    const call = ollamaDialect.chat(target(golden.key), golden.chat, golden.stream);
+    const call = ollamaRelay.chat(target(golden.key), golden.chat, golden.stream);
     assert.deepEqual(call, golden.ollama);
   });
 }
@@ -88,13 +88,13 @@ test('ollama: max_completion_tokens is used when max_tokens is absent', () => {
 for (const name of ['chat-response.json', 'chat-response-tools.json', 'chat-response-thinking.json']) {
   test(`ollama: ${name} becomes a chat completion`, () => {
     const golden = fixture<{ model: string; ollama: Json; chat: ChatCompletion }>(name);
-    const [completion] = withTestIds([ollamaDialect.chatResult(golden.ollama, golden.model)]);
+    const [completion] = withTestIds([ollamaRelay.chatResult(golden.ollama, golden.model)]);
     assert.deepEqual(completion, golden.chat);
   });
 }
 
 test('ollama: a cut-off answer finishes with length; an id Ollama gives a tool call is kept', () => {
-  const completion = ollamaDialect.chatResult(
+  const completion = ollamaRelay.chatResult(
     {
       created_at: 'not a time',
       message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_k7x2m9qp', function: { index: 0, name: 'get_weather', arguments: {} } }] },
@@ -111,10 +111,10 @@ test('ollama: a cut-off answer finishes with length; an id Ollama gives a tool c
 
 test('ollama: an error body is an UpstreamPayloadError', () => {
   assert.throws(
-    () => ollamaDialect.chatResult({ error: 'model "llama9" not found, try pulling it first' }, 'llama9'),
+    () => ollamaRelay.chatResult({ error: 'model "llama9" not found, try pulling it first' }, 'llama9'),
     (error: unknown) => error instanceof UpstreamPayloadError && error.message === 'model "llama9" not found, try pulling it first' && error.status === 502 && error.upstreamCode === null,
   );
-  assert.throws(() => ollamaDialect.chatResult('oops', 'llama3.2'), UpstreamPayloadError);
+  assert.throws(() => ollamaRelay.chatResult('oops', 'llama3.2'), UpstreamPayloadError);
 });
 
 for (const name of ['chat-stream', 'chat-stream-tools', 'chat-stream-thinking']) {
@@ -135,11 +135,11 @@ test('ollama: an error line in the stream throws an UpstreamPayloadError', () =>
 });
 
 test('ollama: a stream cut off before done ends without a finish; lines after done are ignored', () => {
-  const decoder = ollamaDialect.chatStream('llama3.2');
+  const decoder = ollamaRelay.chatStream('llama3.2');
   assert.equal(decoder.line('{"created_at":"2025-07-07T20:22:19Z","message":{"role":"assistant","content":"Hi"},"done":false}').length, 1);
   assert.deepEqual(decoder.end(), []);
 
-  const finished = ollamaDialect.chatStream('llama3.2');
+  const finished = ollamaRelay.chatStream('llama3.2');
   const chunks = finished.line('{"message":{"role":"assistant","content":"Hi"},"done":true,"done_reason":"length","prompt_eval_count":3,"eval_count":1}');
   assert.deepEqual(
     chunks.map((c) => [c.choices[0]?.delta, c.choices[0]?.finish_reason, c.usage]),
@@ -150,21 +150,21 @@ test('ollama: a stream cut off before done ends without a finish; lines after do
     ],
   );
   assert.deepEqual(finished.line('{"error":"late"}'), []);
-  assert.throws(() => ollamaDialect.chatStream('llama3.2').line('{"message":'), UpstreamPayloadError);
+  assert.throws(() => ollamaRelay.chatStream('llama3.2').line('{"message":'), UpstreamPayloadError);
 });
 
 for (const name of ['embeddings.json', 'embeddings-multiple.json']) {
   test(`ollama: ${name} maps to /api/embed and back`, () => {
     const golden = fixture<{ model: string; request: EmbeddingsBody; call: Json; response: Json; result: Json }>(name);
-    assert.deepEqual(ollamaDialect.embeddings!(target(), golden.request), golden.call);
-    assert.deepEqual(ollamaDialect.embeddingsResult!(golden.response, golden.model), golden.result);
+    assert.deepEqual(ollamaRelay.embeddings!(target(), golden.request), golden.call);
+    assert.deepEqual(ollamaRelay.embeddingsResult!(golden.response, golden.model), golden.result);
   });
 }
 
 test('ollama: token arrays cannot be embedded; an error body throws', () => {
   for (const input of [[1, 2, 3], [[1, 2], [3]]]) {
-    assert.throws(() => ollamaDialect.embeddings!(target(), { model: 'all-minilm', input }), { name: 'UnsupportedByChannel', message: 'token arrays are not supported by this upstream' });
+    assert.throws(() => ollamaRelay.embeddings!(target(), { model: 'all-minilm', input }), { name: 'UnsupportedByChannel', message: 'token arrays are not supported by this upstream' });
   }
-  assert.throws(() => ollamaDialect.embeddingsResult!({ error: 'model "nomic" not found' }, 'nomic'), UpstreamPayloadError);
-  assert.throws(() => ollamaDialect.embeddingsResult!({ model: 'nomic' }, 'nomic'), UpstreamPayloadError);
+  assert.throws(() => ollamaRelay.embeddingsResult!({ error: 'model "nomic" not found' }, 'nomic'), UpstreamPayloadError);
+  assert.throws(() => ollamaRelay.embeddingsResult!({ model: 'nomic' }, 'nomic'), UpstreamPayloadError);
 });

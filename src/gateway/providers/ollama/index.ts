@@ -1,16 +1,14 @@
-import { badResponse, okJson, send } from '../http.js';
-import type { UpstreamTarget } from '../target.js';
-import { probe } from '../probe.js';
-import { uniqueIds } from '../../providers/types.js';
-import { openaiPath, openaiTestBody, type ChannelAdapter } from './types.js';
+import { openaiPath, openaiTestBody } from '../../upstream/adapters/types.js';
+import { badResponse, okJson, send } from '../../upstream/http.js';
+import { probe } from '../../upstream/probe.js';
+import { uniqueIds, type Provider } from '../types.js';
+import { ollamaHeaders } from './api.js';
+import { ollamaRelay } from './relay.js';
 
-/** A bearer key only when the channel has one (a plain local Ollama has none). */
-export function ollamaHeaders(t: UpstreamTarget): Record<string, string> {
-  return t.key ? { authorization: `Bearer ${t.key}`, accept: 'application/json' } : { accept: 'application/json' };
-}
-
-/** Ollama's native API: `/api/tags` lists the local models. */
-export const ollamaAdapter: ChannelAdapter = {
+/** Ollama's native API: `/api/tags` lists the local models; the relay speaks `/api/chat` and `/api/embed`. */
+export const ollama: Provider = {
+  name: 'ollama',
+  channelTypes: [4],
   async listModels(ctx, t) {
     const body = okJson<{ models?: unknown }>(await send(ctx.upstream, t, { url: `${t.baseUrl}/api/tags`, headers: ollamaHeaders(t) }), t);
     if (!Array.isArray(body.models)) throw badResponse('the tag list has no models array');
@@ -22,4 +20,5 @@ export const ollamaAdapter: ChannelAdapter = {
     const stream = r.stream && r.endpoint !== 'embeddings';
     return probe(ctx.upstream, t, { url: t.baseUrl + openaiPath(r.endpoint), headers: ollamaHeaders(t), body: openaiTestBody({ ...r, stream }), stream, timeoutMs: r.timeoutMs });
   },
+  relay: ollamaRelay,
 };
