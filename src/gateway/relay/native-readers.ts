@@ -2,7 +2,7 @@ import { isObject, objectOf } from '../../kit/json/object.js';
 import type { StreamReader } from './readers.js';
 import { showGeminiUsage, showMessagesUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
 import { anthropicErrorEvent } from './wire/anthropic-caller-stream.js';
-import { payloadError, usageToChat } from './wire/anthropic-stream.js';
+import { payloadError, usageToChat } from '../providers/anthropic/stream.js';
 import { geminiErrorEvent } from './wire/gemini-caller-stream.js';
 import { geminiPayload, usageOf, type GeminiResponse } from './wire/gemini-stream.js';
 import { type ChatUsage, type Json } from '../providers/pivot.js';

@@ -1,15 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { relayFixture } from '../../../test/helpers/relay-fixtures.js';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, pivotReader, type StreamReader } from './readers.js';
 import { openaiStreamDecoder } from './wire/openai.js';
 import { UpstreamPayloadError } from '../providers/types.js';
 
-// Golden files written by hand: the caller-format endings in test/fixtures/relay/caller-*/, and the
-// vendors' own streams in anthropic/ and gemini/ (the upstream side of a native pass-through).
-const FIXTURES = new URL('../../../test/fixtures/relay/', import.meta.url);
-const text = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
+// Golden files written by hand: the caller-format endings (caller-*/), and the vendors' own streams of
+// the anthropic/ and gemini/ providers (the upstream side of a native pass-through).
+const text = relayFixture;
 const lines = (name: string) => text(name).split('\n');
 const CUT = { message: 'The upstream stream broke off', code: 'relay_stream_interrupted' };
 

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isObject, jsonObject, objectOf, stringOf } from '../../../kit/json/object.js';
-import { anthropicHeaders } from '../../upstream/adapters/anthropic.js';
-import type { UpstreamTarget } from '../../upstream/target.js';
-import { payloadError, usageToChat } from './anthropic-stream.js';
+import { payloadError, usageToChat } from '../../providers/anthropic/stream.js';
 import { RelayInputError } from './responses.js';
 import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
-import { type UpstreamCall } from '../../providers/types.js';
 
 /**
  * The Anthropic Messages API as a caller format (`POST /v1/messages`, what Claude clients send): a Messages
@@ -195,13 +192,6 @@ export function chatToMessages(c: ChatCompletion, ids: MessageIds = randomMessag
 }
 
 // ---- native pass-through (an Anthropic channel) ----
-
-/** The caller's Messages request to an Anthropic channel, as it came but for the (mapped) model. */
-export function messagesCall(t: UpstreamTarget, body: Json, stream: boolean): UpstreamCall {
-  const headers: Record<string, string> = { ...anthropicHeaders(t), 'content-type': 'application/json' };
-  if (stream) headers.accept = 'text/event-stream';
-  return { url: `${t.baseUrl}/v1/messages`, headers, body };
-}
 
 /** Usage and text of a native `message` answer; an error body throws (retried elsewhere). */
 export function nativeMessagesAnswer(json: unknown): { usage: ChatUsage | null; text: string } {

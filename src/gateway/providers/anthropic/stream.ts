@@ -1,6 +1,6 @@
 import { isObject, objectOf } from '../../../kit/json/object.js';
-import { chatUsage, unixNow, usageCount, type ChatChunk, type ChatUsage, type FinishReason, type Json } from '../../providers/pivot.js';
-import { UpstreamPayloadError, type StreamDecoder } from '../../providers/types.js';
+import { chatUsage, unixNow, usageCount, type ChatChunk, type ChatUsage, type FinishReason, type Json } from '../pivot.js';
+import { UpstreamPayloadError, type StreamDecoder } from '../types.js';
 
 /** Shared by the whole answer and the stream: Anthropic's stop reasons, usage and error bodies in chat terms. */
 

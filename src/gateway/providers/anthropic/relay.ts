@@ -1,9 +1,8 @@
-import { anthropicHeaders } from '../../upstream/adapters/anthropic.js';
 import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
-import { messagesCall } from './anthropic-caller.js';
-import { anthropicStreamDecoder, finishReason, payloadError, UNKNOWN_MESSAGE_ID, usageToChat } from './anthropic-stream.js';
-import { contentText, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type Json, type ToolCall } from '../../providers/pivot.js';
-import { UpstreamPayloadError, type ProviderRelay } from '../../providers/types.js';
+import { contentText, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type Json, type ToolCall } from '../pivot.js';
+import { UpstreamPayloadError, type ProviderRelay } from '../types.js';
+import { messagesCall } from './api.js';
+import { anthropicStreamDecoder, finishReason, payloadError, UNKNOWN_MESSAGE_ID, usageToChat } from './stream.js';
 
 /** Anthropic requires max_tokens; OpenAI callers often leave it out. */
 const DEFAULT_MAX_TOKENS = 4096;
@@ -177,13 +176,9 @@ function chatResult(json: unknown, model: string): ChatCompletion {
   };
 }
 
-/** Anthropic Messages API (`POST /v1/messages`); it has no embeddings. */
-export const anthropicDialect: ProviderRelay = {
-  chat(t, body, stream) {
-    const headers: Record<string, string> = { ...anthropicHeaders(t), 'content-type': 'application/json' };
-    if (stream) headers.accept = 'text/event-stream';
-    return { url: `${t.baseUrl}/v1/messages`, headers, body: messagesRequest(body, stream) };
-  },
+/** Anthropic Messages API (`POST /v1/messages`), which Anthropic callers' requests go to as they are; it has no embeddings. */
+export const anthropicRelay: ProviderRelay = {
+  chat: (t, body, stream) => messagesCall(t, messagesRequest(body, stream), stream),
   chatResult,
   chatStream: anthropicStreamDecoder,
   native: { anthropic: (t, body, model, stream) => messagesCall(t, { ...body, model }, stream) },

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
-import { anthropicDialect } from './anthropic.js';
-import { type ChatBody, type ChatChunk, type Json } from '../../providers/pivot.js';
-import { UpstreamPayloadError } from '../../providers/types.js';
+import { type ChatBody, type ChatChunk, type Json } from '../pivot.js';
+import { UpstreamPayloadError } from '../types.js';
+import { anthropicRelay } from './relay.js';
 
-const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/relay/anthropic');
+const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
 const fixtureText = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
 const fixture = <T = Json>(name: string): T => JSON.parse(fixtureText(name));
 
@@ -16,11 +16,11 @@ const MODEL = 'claude-sonnet-4-5';
 const target: UpstreamTarget = inputTarget({ type: 14, base_url: 'https://api.anthropic.com', key: 'sk-ant-test' });
 
 const chatBody = (overrides: Json = {}): ChatBody => ({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], ...overrides });
-const requestBody = (body: ChatBody, stream = false) => anthropicDialect.chat(target, body, stream).body as Json;
+const requestBody = (body: ChatBody, stream = false) => anthropicRelay.chat(target, body, stream).body as Json;
 
 /** Feeds an SSE text line by line (line ends removed) and returns every chunk; checks id and created are shared. */
 function decode(text: string, collected: ChatChunk[] = []): Json[] {
-  const decoder = anthropicDialect.chatStream(MODEL);
+  const decoder = anthropicRelay.chatStream(MODEL);
   for (const line of text.split('\n')) collected.push(...decoder.line(line));
   collected.push(...decoder.end());
   return withoutCreated(collected);
@@ -35,7 +35,7 @@ function withoutCreated(chunks: ChatChunk[]): Json[] {
 }
 
 test('anthropic: a chat request becomes a Messages request', () => {
-  const call = anthropicDialect.chat(target, fixture<ChatBody>('chat-request.json'), false);
+  const call = anthropicRelay.chat(target, fixture<ChatBody>('chat-request.json'), false);
   assert.equal(call.url, 'https://api.anthropic.com/v1/messages');
   assert.deepEqual(call.headers, {
     'x-api-key': 'sk-ant-test',
@@ -47,7 +47,7 @@ test('anthropic: a chat request becomes a Messages request', () => {
 });
 
 test('anthropic: a streamed request asks for SSE', () => {
-  const call = anthropicDialect.chat(target, fixture<ChatBody>('chat-request.json'), true);
+  const call = anthropicRelay.chat(target, fixture<ChatBody>('chat-request.json'), true);
   assert.equal(call.headers.accept, 'text/event-stream');
   assert.deepEqual(call.body, { ...fixture('messages-request.json'), stream: true });
 });
@@ -103,21 +103,21 @@ test('anthropic: consecutive same-role messages merge and empty ones are dropped
 });
 
 test('anthropic: a Messages answer becomes a chat completion', () => {
-  const completion = anthropicDialect.chatResult(fixture('messages-response.json'), MODEL);
+  const completion = anthropicRelay.chatResult(fixture('messages-response.json'), MODEL);
   const { created, ...rest } = completion;
   assert.equal(typeof created, 'number');
   assert.deepEqual(rest, fixture('chat-completion.json'));
 });
 
 test('anthropic: tool_use and thinking answers', () => {
-  const { created: _a, ...toolUse } = anthropicDialect.chatResult(fixture('messages-response-tool-use.json'), MODEL);
+  const { created: _a, ...toolUse } = anthropicRelay.chatResult(fixture('messages-response-tool-use.json'), MODEL);
   assert.deepEqual(toolUse, fixture('chat-completion-tool-use.json'));
-  const { created: _b, ...thinking } = anthropicDialect.chatResult(fixture('messages-response-thinking.json'), MODEL);
+  const { created: _b, ...thinking } = anthropicRelay.chatResult(fixture('messages-response-thinking.json'), MODEL);
   assert.deepEqual(thinking, fixture('chat-completion-thinking.json'));
 });
 
 test('anthropic: an answer with only tool calls has null content', () => {
-  const completion = anthropicDialect.chatResult(
+  const completion = anthropicRelay.chatResult(
     { id: 'msg_1', type: 'message', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }], stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 2 } },
     MODEL,
   );
@@ -126,7 +126,7 @@ test('anthropic: an answer with only tool calls has null content', () => {
 });
 
 test('anthropic: stop reasons', () => {
-  const reason = (stop_reason: string) => anthropicDialect.chatResult({ id: 'msg_1', content: [], stop_reason }, MODEL).choices[0].finish_reason;
+  const reason = (stop_reason: string) => anthropicRelay.chatResult({ id: 'msg_1', content: [], stop_reason }, MODEL).choices[0].finish_reason;
   assert.equal(reason('end_turn'), 'stop');
   assert.equal(reason('stop_sequence'), 'stop');
   assert.equal(reason('max_tokens'), 'length');
@@ -137,7 +137,7 @@ test('anthropic: stop reasons', () => {
 test('anthropic: error bodies throw UpstreamPayloadError with a status', () => {
   const thrown = (body: unknown) => {
     try {
-      anthropicDialect.chatResult(body, MODEL);
+      anthropicRelay.chatResult(body, MODEL);
     } catch (err) {
       assert.ok(err instanceof UpstreamPayloadError);
       return { message: err.message, code: err.upstreamCode, status: err.status };
@@ -172,7 +172,7 @@ test('anthropic: an error event throws after the chunks already produced', () =>
 });
 
 test('anthropic: comments, blank lines and pings produce nothing', () => {
-  const decoder = anthropicDialect.chatStream(MODEL);
+  const decoder = anthropicRelay.chatStream(MODEL);
   for (const line of [': keep-alive', '', 'event: ping', 'data: {"type": "ping"}', 'data:']) assert.deepEqual(decoder.line(line), []);
   assert.deepEqual(decoder.end(), []);
 });

@@ -1,20 +1,16 @@
-import { badResponse, okJson, send } from '../http.js';
-import type { UpstreamTarget } from '../target.js';
-import { probe } from '../probe.js';
-import { dataIds, uniqueIds } from '../../providers/types.js';
-import type { ChannelAdapter } from './types.js';
-
-export const ANTHROPIC_VERSION = '2023-06-01';
-
-export function anthropicHeaders(t: UpstreamTarget): Record<string, string> {
-  return { 'x-api-key': t.key, 'anthropic-version': ANTHROPIC_VERSION, accept: 'application/json' };
-}
+import { badResponse, okJson, send } from '../../upstream/http.js';
+import { probe } from '../../upstream/probe.js';
+import { dataIds, uniqueIds, type Provider } from '../types.js';
+import { anthropicHeaders } from './api.js';
+import { anthropicRelay } from './relay.js';
 
 /** Pages of the model list followed at most this many times. */
 const MAX_PAGES = 20;
 
 /** Anthropic Messages API: `x-api-key` + `anthropic-version`; the model list is paged with `after_id`. */
-export const anthropicAdapter: ChannelAdapter = {
+export const anthropic: Provider = {
+  name: 'anthropic',
+  channelTypes: [14],
   async listModels(ctx, t) {
     const ids: unknown[] = [];
     let after: string | null = null;
@@ -34,4 +30,5 @@ export const anthropicAdapter: ChannelAdapter = {
     const body = { model: r.model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], stream: r.stream };
     return probe(ctx.upstream, t, { url: `${t.baseUrl}/v1/messages`, headers: anthropicHeaders(t), body, stream: r.stream, timeoutMs: r.timeoutMs });
   },
+  relay: anthropicRelay,
 };
