@@ -1,11 +1,10 @@
 import { OPENAI_STYLE_BALANCES } from '../balance/providers.js';
 import { azureAdapter } from '../upstream/adapters/azure.js';
 import { codexAdapter } from '../upstream/adapters/codex.js';
-import { geminiAdapter } from '../upstream/adapters/gemini.js';
 import { openaiAdapter } from '../upstream/adapters/openai.js';
-import { geminiDialect } from '../relay/wire/gemini.js';
 import { azureDialect, openaiDialect } from '../relay/wire/openai.js';
 import { anthropic } from './anthropic/index.js';
+import { gemini } from './gemini/index.js';
 import { ollama } from './ollama/index.js';
 import type { BalanceReader, Provider, RelayProvider } from './types.js';
 
@@ -17,7 +16,6 @@ const openai: Provider = {
   relay: openaiDialect,
 };
 const azure: Provider = { name: 'azure', channelTypes: [3], ...azureAdapter, relay: azureDialect };
-const gemini: Provider = { name: 'gemini', channelTypes: [24], ...geminiAdapter, relay: geminiDialect };
 const codex: Provider = { name: 'codex', channelTypes: [57], ...codexAdapter };
 
 /** Every provider; a channel type belongs to at most one. */

@@ -4,7 +4,7 @@ import { showGeminiUsage, showMessagesUsage, upstreamUsageShown, type UsageShown
 import { anthropicErrorEvent } from './wire/anthropic-caller-stream.js';
 import { payloadError, usageToChat } from '../providers/anthropic/stream.js';
 import { geminiErrorEvent } from './wire/gemini-caller-stream.js';
-import { geminiPayload, usageOf, type GeminiResponse } from './wire/gemini-stream.js';
+import { geminiPayload, usageOf, type GeminiResponse } from '../providers/gemini/stream.js';
 import { type ChatUsage, type Json } from '../providers/pivot.js';
 import { UpstreamPayloadError } from '../providers/types.js';
 

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isObject, jsonObject, listOf, objectOf, stringOf } from '../../../kit/json/object.js';
-import { geminiHeaders } from '../../upstream/adapters/gemini.js';
-import type { UpstreamTarget } from '../../upstream/target.js';
-import { geminiPayload, usageOf, type GeminiResponse } from './gemini-stream.js';
+import { geminiPayload, usageOf, type GeminiResponse } from '../../providers/gemini/stream.js';
 import { RelayInputError } from './responses.js';
 import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
-import { type UpstreamCall } from '../../providers/types.js';
 
 /**
  * Gemini's generateContent as a caller format (`POST /v1beta/models/{model}:generateContent`, and
@@ -230,12 +227,6 @@ export function chatToGenerateContent(c: ChatCompletion): Json {
 }
 
 // ---- native pass-through (a Gemini channel) ----
-
-/** The caller's request to a Gemini channel, as it came, for the (mapped) model. */
-export function generateContentCall(t: UpstreamTarget, model: string, body: Json, stream: boolean): UpstreamCall {
-  const action = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-  return { url: `${t.baseUrl}/v1beta/models/${encodeURIComponent(model)}:${action}`, headers: { ...geminiHeaders(t), 'content-type': 'application/json' }, body };
-}
 
 /** The text of a GenerateContentResponse (thoughts and function calls included), for counting. */
 export function generateContentText(response: GeminiResponse): string {

@@ -1,18 +1,15 @@
-import { badResponse, okJson, send } from '../http.js';
-import type { UpstreamTarget } from '../target.js';
-import { probe } from '../probe.js';
-import { uniqueIds } from '../../providers/types.js';
-import type { ChannelAdapter } from './types.js';
-
-/** The key goes in `x-goog-api-key`, never in the URL (URLs end up in proxies' and servers' logs). */
-export function geminiHeaders(t: UpstreamTarget): Record<string, string> {
-  return { 'x-goog-api-key': t.key, accept: 'application/json' };
-}
+import { badResponse, okJson, send } from '../../upstream/http.js';
+import { probe } from '../../upstream/probe.js';
+import { uniqueIds, type Provider } from '../types.js';
+import { geminiHeaders } from './api.js';
+import { geminiRelay } from './relay.js';
 
 const MAX_PAGES = 20;
 
 /** Gemini (Generative Language API, v1beta): models are `models/<id>`, listed in pages. */
-export const geminiAdapter: ChannelAdapter = {
+export const gemini: Provider = {
+  name: 'gemini',
+  channelTypes: [24],
   async listModels(ctx, t) {
     const ids: unknown[] = [];
     let token: string | null = null;
@@ -32,5 +29,5 @@ export const geminiAdapter: ChannelAdapter = {
     const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 16 } };
     const url = `${t.baseUrl}/v1beta/models/${encodeURIComponent(r.model)}:${action}`;
     return probe(ctx.upstream, t, { url, headers: geminiHeaders(t), body, stream: r.stream, timeoutMs: r.timeoutMs });
-  },
+  },  relay: geminiRelay,
 };

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { inputTarget, type UpstreamTarget } from '../../upstream/target.js';
-import { geminiDialect } from './gemini.js';
-import { type ChatBody, type ChatChunk, type EmbeddingsBody } from '../../providers/pivot.js';
-import { UnsupportedByChannel, UpstreamPayloadError } from '../../providers/types.js';
+import { type ChatBody, type ChatChunk, type EmbeddingsBody } from '../pivot.js';
+import { UnsupportedByChannel, UpstreamPayloadError } from '../types.js';
+import { geminiRelay } from './relay.js';
 
 /** Golden files written by hand from Google's documented formats, not by running this code. */
-const FIXTURES = path.resolve(import.meta.dirname, '../../../../test/fixtures/relay/gemini');
+const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
 const text = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
 const json = (name: string) => JSON.parse(text(name));
 
@@ -32,13 +32,13 @@ function stable(value: unknown): unknown {
 }
 
 function decode(sse: string, model: string): ChatChunk[] {
-  const decoder = geminiDialect.chatStream(model);
+  const decoder = geminiRelay.chatStream(model);
   const chunks = sse.split(/\r?\n/).flatMap((line) => decoder.line(line));
   return [...chunks, ...decoder.end()];
 }
 
 test('a chat request becomes a generateContent request with the key in a header', () => {
-  const call = geminiDialect.chat(target, json('chat-request.chat.json') as ChatBody, false);
+  const call = geminiRelay.chat(target, json('chat-request.chat.json') as ChatBody, false);
   assert.equal(call.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
   assert.deepEqual(call.headers, JSON_HEADERS);
   assert.deepEqual(call.body, json('chat-request.gemini.json'));
@@ -46,19 +46,19 @@ test('a chat request becomes a generateContent request with the key in a header'
 });
 
 test('a streamed chat request asks for server-sent events', () => {
-  const call = geminiDialect.chat(target, { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] }, true);
+  const call = geminiRelay.chat(target, { model: 'gemini-2.0-flash', messages: [{ role: 'user', content: 'hi' }] }, true);
   assert.equal(call.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
   assert.deepEqual(call.body, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
 });
 
 test('tool calls and tool results in the history, tools and a forced tool choice', () => {
-  const call = geminiDialect.chat(target, json('tools-request.chat.json') as ChatBody, false);
+  const call = geminiRelay.chat(target, json('tools-request.chat.json') as ChatBody, false);
   assert.deepEqual(call.body, json('tools-request.gemini.json'));
 });
 
 test('tool_choice modes, max_tokens, json_object and reasoning efforts', () => {
   const configOf = (extra: Record<string, unknown>) =>
-    (geminiDialect.chat(target, { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra }, false).body as Record<string, unknown>);
+    (geminiRelay.chat(target, { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...extra }, false).body as Record<string, unknown>);
   assert.deepEqual(configOf({ tool_choice: 'none' }).toolConfig, { functionCallingConfig: { mode: 'NONE' } });
   assert.deepEqual(configOf({ tool_choice: 'auto' }).toolConfig, { functionCallingConfig: { mode: 'AUTO' } });
   assert.deepEqual(configOf({ tool_choice: 'required' }).toolConfig, { functionCallingConfig: { mode: 'ANY' } });
@@ -73,27 +73,27 @@ test('tool_choice modes, max_tokens, json_object and reasoning efforts', () => {
 });
 
 test('a generateContent answer becomes a chat completion, one choice a candidate', () => {
-  assert.deepEqual(stable(geminiDialect.chatResult(json('response.gemini.json'), 'gemini-2.0-flash')), json('response.chat.json'));
+  assert.deepEqual(stable(geminiRelay.chatResult(json('response.gemini.json'), 'gemini-2.0-flash')), json('response.chat.json'));
 });
 
 test('function calls in the answer become tool calls with distinct ids', () => {
-  const completion = geminiDialect.chatResult(json('tool-call-response.gemini.json'), 'gemini-2.0-flash');
+  const completion = geminiRelay.chatResult(json('tool-call-response.gemini.json'), 'gemini-2.0-flash');
   assert.deepEqual(stable(completion), json('tool-call-response.chat.json'));
   const ids = completion.choices[0].message.tool_calls!.map((c) => c.id);
   assert.equal(new Set(ids).size, 2);
 });
 
 test('thought parts become reasoning_content and thoughts count as completion tokens', () => {
-  assert.deepEqual(stable(geminiDialect.chatResult(json('thought-response.gemini.json'), 'gemini-2.5-pro')), json('thought-response.chat.json'));
+  assert.deepEqual(stable(geminiRelay.chatResult(json('thought-response.gemini.json'), 'gemini-2.5-pro')), json('thought-response.chat.json'));
 });
 
 test('a blocked prompt becomes an empty, filtered completion', () => {
-  assert.deepEqual(stable(geminiDialect.chatResult(json('blocked-response.gemini.json'), 'gemini-2.0-flash')), json('blocked-response.chat.json'));
+  assert.deepEqual(stable(geminiRelay.chatResult(json('blocked-response.gemini.json'), 'gemini-2.0-flash')), json('blocked-response.chat.json'));
 });
 
 test('an error body throws UpstreamPayloadError with its code as the status', () => {
   assert.throws(
-    () => geminiDialect.chatResult(json('error.gemini.json'), 'gemini-2.0-flash'),
+    () => geminiRelay.chatResult(json('error.gemini.json'), 'gemini-2.0-flash'),
     (e: unknown) =>
       e instanceof UpstreamPayloadError &&
       e.message === 'You exceeded your current quota, please check your plan and billing details.' &&
@@ -101,7 +101,7 @@ test('an error body throws UpstreamPayloadError with its code as the status', ()
       e.status === 429,
   );
   assert.throws(
-    () => geminiDialect.chatResult({ error: { code: 200, message: 'odd' } }, 'm'),
+    () => geminiRelay.chatResult({ error: { code: 200, message: 'odd' } }, 'm'),
     (e: unknown) => e instanceof UpstreamPayloadError && e.status === 502 && e.upstreamCode === null,
   );
 });
@@ -120,7 +120,7 @@ test('a stream with a thought and function calls split over events', () => {
 });
 
 test('end() gives the usage chunk exactly once, null usage when the stream had none', () => {
-  const decoder = geminiDialect.chatStream('m');
+  const decoder = geminiRelay.chatStream('m');
   assert.deepEqual(decoder.line(''), []);
   assert.deepEqual(decoder.line(': keep-alive'), []);
   const [last] = decoder.end();
@@ -131,7 +131,7 @@ test('end() gives the usage chunk exactly once, null usage when the stream had n
 });
 
 test('a blocked prompt in a stream ends with a content_filter chunk', () => {
-  const decoder = geminiDialect.chatStream('m');
+  const decoder = geminiRelay.chatStream('m');
   const chunks = decoder.line('data: {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},"usageMetadata": {"promptTokenCount": 7,"totalTokenCount": 7},"responseId": "blk"}');
   assert.deepEqual(
     chunks.map((c) => c.choices),
@@ -141,33 +141,33 @@ test('a blocked prompt in a stream ends with a content_filter chunk', () => {
 });
 
 test('an error event in a stream throws UpstreamPayloadError', () => {
-  const decoder = geminiDialect.chatStream('gemini-2.5-flash');
+  const decoder = geminiRelay.chatStream('gemini-2.5-flash');
   const [first, , second] = text('stream-error.sse').split('\n');
   assert.equal(decoder.line(first)[0].choices[0].delta.content, 'Once upon a time');
   assert.throws(
     () => decoder.line(second),
     (e: unknown) => e instanceof UpstreamPayloadError && e.status === 503 && e.upstreamCode === 'UNAVAILABLE' && e.message === 'The model is overloaded. Please try again later.',
   );
-  assert.throws(() => geminiDialect.chatStream('m').line('data: {"candidates": ['), UpstreamPayloadError);
+  assert.throws(() => geminiRelay.chatStream('m').line('data: {"candidates": ['), UpstreamPayloadError);
 });
 
 test('an embeddings request becomes batchEmbedContents', () => {
-  const call = geminiDialect.embeddings!(target, json('embeddings.openai.json') as EmbeddingsBody);
+  const call = geminiRelay.embeddings!(target, json('embeddings.openai.json') as EmbeddingsBody);
   assert.equal(call.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-embedding-001:batchEmbedContents');
   assert.deepEqual(call.headers, JSON_HEADERS);
   assert.deepEqual(call.body, json('embeddings.gemini-request.json'));
-  const single = geminiDialect.embeddings!(target, { model: 'text-embedding-004', input: 'hello' });
+  const single = geminiRelay.embeddings!(target, { model: 'text-embedding-004', input: 'hello' });
   assert.deepEqual(single.body, { requests: [{ model: 'models/text-embedding-004', content: { parts: [{ text: 'hello' }] } }] });
 });
 
 test('token-array embeddings inputs are refused', () => {
-  assert.throws(() => geminiDialect.embeddings!(target, { model: 'm', input: [1, 2, 3] }), UnsupportedByChannel);
-  assert.throws(() => geminiDialect.embeddings!(target, { model: 'm', input: [[1, 2], [3]] }), UnsupportedByChannel);
+  assert.throws(() => geminiRelay.embeddings!(target, { model: 'm', input: [1, 2, 3] }), UnsupportedByChannel);
+  assert.throws(() => geminiRelay.embeddings!(target, { model: 'm', input: [[1, 2], [3]] }), UnsupportedByChannel);
 });
 
 test('a batchEmbedContents answer becomes an OpenAI embeddings list', () => {
-  assert.deepEqual(geminiDialect.embeddingsResult!(json('embeddings.gemini-response.json'), 'gemini-embedding-001'), json('embeddings.openai-response.json'));
-  const withUsage = geminiDialect.embeddingsResult!({ embeddings: [{ values: [1] }], usageMetadata: { promptTokenCount: 4 } }, 'm');
+  assert.deepEqual(geminiRelay.embeddingsResult!(json('embeddings.gemini-response.json'), 'gemini-embedding-001'), json('embeddings.openai-response.json'));
+  const withUsage = geminiRelay.embeddingsResult!({ embeddings: [{ values: [1] }], usageMetadata: { promptTokenCount: 4 } }, 'm');
   assert.deepEqual(withUsage.usage, { prompt_tokens: 4, total_tokens: 4 });
-  assert.throws(() => geminiDialect.embeddingsResult!(json('error.gemini.json'), 'm'), UpstreamPayloadError);
+  assert.throws(() => geminiRelay.embeddingsResult!(json('error.gemini.json'), 'm'), UpstreamPayloadError);
 });

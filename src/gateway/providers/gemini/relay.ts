@@ -1,7 +1,8 @@
 import { isObject } from '../../../kit/json/object.js';
-import { geminiHeaders } from '../../upstream/adapters/gemini.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
-import { generateContentCall } from './gemini-caller.js';
+import { contentText, unixNow, usageCount, type ChatBody, type ChatCompletion, type ChatMessage, type EmbeddingsBody, type EmbeddingsResult, type Json, type ToolCall } from '../pivot.js';
+import { UpstreamPayloadError, type ProviderRelay, type UpstreamCall, UnsupportedByChannel } from '../types.js';
+import { generateContentCall, jsonHeaders } from './api.js';
 import {
   candidatesOf,
   finishReasonOf,
@@ -12,9 +13,7 @@ import {
   usageOf,
   type GeminiResponse,
   type GeminiUsageMetadata,
-} from './gemini-stream.js';
-import { contentText, unixNow, usageCount, type ChatBody, type ChatCompletion, type ChatMessage, type EmbeddingsBody, type EmbeddingsResult, type Json, type ToolCall } from '../../providers/pivot.js';
-import { UpstreamPayloadError, type ProviderRelay, type UpstreamCall, UnsupportedByChannel } from '../../providers/types.js';
+} from './stream.js';
 
 /** Gemini (Generative Language API v1beta): generateContent, streamGenerateContent?alt=sse, batchEmbedContents. */
 
@@ -22,8 +21,6 @@ interface GeminiContent {
   role: 'user' | 'model';
   parts: Json[];
 }
-
-const headersOf = (t: UpstreamTarget) => ({ ...geminiHeaders(t), 'content-type': 'application/json' });
 
 function parseJson(text: string): unknown {
   try {
@@ -239,7 +236,7 @@ function embeddings(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall {
   const dimensions = typeof body.dimensions === 'number' ? { outputDimensionality: body.dimensions } : {};
   return {
     url: `${t.baseUrl}/v1beta/models/${encodeURIComponent(body.model)}:batchEmbedContents`,
-    headers: headersOf(t),
+    headers: jsonHeaders(t),
     body: { requests: inputs.map((text) => ({ model: `models/${body.model}`, content: { parts: [{ text }] }, ...dimensions })) },
   };
 }
@@ -256,15 +253,9 @@ function embeddingsResult(json: unknown, model: string): EmbeddingsResult {
   return { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
 }
 
-export const geminiDialect: ProviderRelay = {
-  chat(t, body, stream) {
-    const action = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-    return {
-      url: `${t.baseUrl}/v1beta/models/${encodeURIComponent(body.model)}:${action}`,
-      headers: headersOf(t),
-      body: generateContentBody(body),
-    };
-  },
+/** Gemini callers' requests go to generateContent as they are. */
+export const geminiRelay: ProviderRelay = {
+  chat: (t, body, stream) => generateContentCall(t, body.model, generateContentBody(body), stream),
   chatResult,
   chatStream: geminiStreamDecoder,
   embeddings,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isObject } from '../../../kit/json/object.js';
-import { chatUsage, usageCount, unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
-import { UpstreamPayloadError, type StreamDecoder } from '../../providers/types.js';
+import { chatUsage, usageCount, unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../pivot.js';
+import { UpstreamPayloadError, type StreamDecoder } from '../types.js';
 
 /**
- * Reading Gemini answers: the helpers the whole answer (gemini.ts) and the `alt=sse` stream share, and the
+ * Reading Gemini answers: the helpers the whole answer (relay.ts) and the `alt=sse` stream share, and the
  * stream decoder. Every stream event is a whole GenerateContentResponse holding the newest piece of text.
  */
 
