@@ -7,7 +7,7 @@ import type { ChannelService } from '../channels/service.js';
 import { TYPE_CODEX } from '../channels/types.js';
 import type { GatewayContext } from '../context.js';
 import { releaseLease, tryLease } from '../leases.js';
-import { codexHeaders, parseCodexKey, type CodexKey } from '../upstream/adapters/codex.js';
+import { codexHeaders, parseCodexKey, type CodexKey } from '../providers/codex/index.js';
 import { okJson, send } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 

@@ -1,22 +1,10 @@
-import { OPENAI_STYLE_BALANCES } from '../balance/providers.js';
-import { azureAdapter } from '../upstream/adapters/azure.js';
-import { codexAdapter } from '../upstream/adapters/codex.js';
-import { openaiAdapter } from '../upstream/adapters/openai.js';
-import { azureDialect, openaiDialect } from '../relay/wire/openai.js';
 import { anthropic } from './anthropic/index.js';
+import { azure } from './azure/index.js';
+import { codex } from './codex/index.js';
 import { gemini } from './gemini/index.js';
 import { ollama } from './ollama/index.js';
+import { openai } from './openai/index.js';
 import type { BalanceReader, Provider, RelayProvider } from './types.js';
-
-const openai: Provider = {
-  name: 'openai',
-  channelTypes: [1, 6, 7, 9, 10, 12, 13, 19, 20, 22, 25, 31, 40, 42, 43, 47, 48],
-  ...openaiAdapter,
-  balances: OPENAI_STYLE_BALANCES,
-  relay: openaiDialect,
-};
-const azure: Provider = { name: 'azure', channelTypes: [3], ...azureAdapter, relay: azureDialect };
-const codex: Provider = { name: 'codex', channelTypes: [57], ...codexAdapter };
 
 /** Every provider; a channel type belongs to at most one. */
 export const PROVIDERS: readonly Provider[] = [openai, azure, ollama, anthropic, gemini, codex];

@@ -4,7 +4,7 @@ import { billedUsage, showChatUsage, showUsage } from './shown-usage.js';
 import type { UsageCheck } from './usage.js';
 import { chatToMessages, nativeMessagesAnswer } from './wire/anthropic-caller.js';
 import { chatToGenerateContent, nativeGenerateContentAnswer } from './wire/gemini-caller.js';
-import { payloadError } from './wire/openai.js';
+import { payloadError } from '../providers/openai/relay.js';
 import { chatToResponse, responsesUsage } from './wire/responses.js';
 import type { ChatCompletion, ChatUsage, Json } from '../providers/pivot.js';
 import type { ProviderRelay } from '../providers/types.js';

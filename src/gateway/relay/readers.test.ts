@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { relayFixture } from '../../../test/helpers/relay-fixtures.js';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
 import { chatEncoder, pivotReader, type StreamReader } from './readers.js';
-import { openaiStreamDecoder } from './wire/openai.js';
+import { openaiStreamDecoder } from '../providers/openai/relay.js';
 import { UpstreamPayloadError } from '../providers/types.js';
 
 // Golden files written by hand: the caller-format endings (caller-*/), and the vendors' own streams of

@@ -1,6 +1,6 @@
-import { openaiPath, openaiTestBody } from '../../upstream/adapters/types.js';
 import { badResponse, okJson, send } from '../../upstream/http.js';
 import { probe } from '../../upstream/probe.js';
+import { openaiPath, openaiTestBody } from '../openai/api.js';
 import { uniqueIds, type Provider } from '../types.js';
 import { ollamaHeaders } from './api.js';
 import { ollamaRelay } from './relay.js';

@@ -1,10 +1,17 @@
-import type { Provider, TestRequest } from '../../providers/types.js';
-import { reasoning } from '../../providers/pivot.js';
+import type { UpstreamTarget } from '../../upstream/target.js';
+import { reasoning } from '../pivot.js';
+import type { TestRequest } from '../types.js';
 
-/** A provider's control-plane part (model list and test). */
-export type ChannelAdapter = Pick<Provider, 'listModels' | 'endpoints' | 'test'>;
+export function openaiHeaders(t: UpstreamTarget): Record<string, string> {
+  const h: Record<string, string> = { authorization: `Bearer ${t.key}`, accept: 'application/json' };
+  if (t.organization) h['openai-organization'] = t.organization;
+  return h;
+}
 
-/** The body of the reference's test request for the OpenAI-style endpoints. */
+/** The headers a JSON body adds to a family's own. */
+export const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** The body of the reference's test request for the OpenAI-style endpoints (the families that serve them test with it). */
 export function openaiTestBody(r: TestRequest): Record<string, unknown> {
   if (r.endpoint === 'embeddings') return { model: r.model, input: 'hello world' };
   if (r.endpoint === 'openai-response') return { model: r.model, input: 'hi', max_output_tokens: 16, stream: r.stream };

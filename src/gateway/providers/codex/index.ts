@@ -1,7 +1,8 @@
 import { AppError } from '../../../kit/http/errors.js';
-import { probe } from '../probe.js';
-import type { UpstreamTarget } from '../target.js';
-import type { ChannelAdapter } from './types.js';
+import { TYPE_CODEX } from '../../channels/types.js';
+import { probe } from '../../upstream/probe.js';
+import type { UpstreamTarget } from '../../upstream/target.js';
+import type { Provider } from '../types.js';
 
 /** The stored key of a coder (Codex) channel: a JSON object of OAuth tokens. */
 export interface CodexKey {
@@ -38,8 +39,13 @@ export function parseCodexKey(text: string): CodexKey {
  */
 export const CODEX_MODELS = ['gpt-5', 'gpt-5-codex', 'gpt-5-codex-mini', 'gpt-5.1', 'gpt-5.1-codex', 'gpt-5.1-codex-max', 'gpt-5.1-codex-mini', 'codex-mini-latest'];
 
-/** OpenAI Codex through a ChatGPT account: `/backend-api/codex/...` with the OAuth access token. */
-export const codexAdapter: ChannelAdapter = {
+/**
+ * OpenAI Codex through a ChatGPT account: `/backend-api/codex/...` with the OAuth access token. The relay
+ * sends it no calls.
+ */
+export const codex: Provider = {
+  name: 'codex',
+  channelTypes: [TYPE_CODEX],
   async listModels() {
     return [...CODEX_MODELS];
   },

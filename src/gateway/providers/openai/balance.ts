@@ -1,6 +1,6 @@
-import { badResponse, okJson, send } from '../upstream/http.js';
-import type { BalanceReader } from '../providers/types.js';
-import type { UpstreamTarget } from '../upstream/target.js';
+import { badResponse, okJson, send } from '../../upstream/http.js';
+import type { UpstreamTarget } from '../../upstream/target.js';
+import type { BalanceReader } from '../types.js';
 
 const bearer = (t: UpstreamTarget) => ({ authorization: `Bearer ${t.key}`, accept: 'application/json' });
 
@@ -34,7 +34,10 @@ const creditGrants = (field: 'total_remaining' | 'total_available', host: string
   },
 });
 
-/** Channel type → how to read its balance (the reference's list in controller/channel-billing.go). */
+/**
+ * Channel type → how to read its balance (the reference's list in controller/channel-billing.go): OpenAI's
+ * own billing API, which Custom (8) channels have too, and compatible vendors' own.
+ */
 export const OPENAI_STYLE_BALANCES: Record<number, BalanceReader> = {
   1: openaiBilling,
   8: openaiBilling,
