@@ -2,7 +2,7 @@ import { parseJson, UpstreamError, type UpstreamClient, type UpstreamStream } fr
 import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
-import type { StreamReader } from './readers.js';
+import type { StreamReader } from './formats/stream-reader.js';
 import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from '../providers/types.js';
 
 /** Upstream statuses that say the request itself is wrong: another channel would refuse it too, and no breaker counts them. */

@@ -10,6 +10,8 @@ import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
 import { AnthropicMessage, ChatCompletion, EmbeddingList, GeminiResponse, OpenAIResponse, RelaySummary as RelaySummarySchema } from '../../contract/wire-schemas.js';
 import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
+import { FORMATS } from './formats/index.js';
+import { MODEL } from './formats/schema.js';
 
 /** Request headers that channel-affinity rules may read; never the authorization header. */
 function affinityHeaders(req: FastifyRequest): Record<string, string> {
@@ -61,7 +63,6 @@ function filterOf(q: { model?: string; channel_id?: number; status?: string; cal
   return { model: q.model || undefined, channel_id: q.channel_id, status: q.status, caller: q.caller || undefined, from: q.start_time, to: q.end_time };
 }
 
-const MODEL = Type.String({ minLength: 1, maxLength: 255 });
 const RATIO = Type.Number({ minimum: 0 });
 const RelayPricesSchema = Type.Object({
   models: Type.Record(
@@ -70,51 +71,6 @@ const RelayPricesSchema = Type.Object({
   ),
   group_ratio: Type.Record(Type.String(), RATIO),
 });
-const STREAM = Type.Optional(Type.Boolean());
-/** A JSON object the converters read field by field (content blocks, parts, settings). */
-const BLOCK = Type.Object({}, { additionalProperties: true });
-/** One with a `type` (Anthropic's content blocks, tool choice, thinking). */
-const TYPED = Type.Object({ type: Type.String() }, { additionalProperties: true });
-/**
- * The fields the relay reads. Every other field passes through to an upstream of the caller's own format
- * (OpenAI and Azure for the OpenAI bodies, Anthropic for Messages, Gemini for generateContent).
- */
-const BODIES = {
-  chat: Type.Object({ model: MODEL, messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), { minItems: 1 }), stream: STREAM }, { additionalProperties: true }),
-  responses: Type.Object({ model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))]), stream: STREAM }, { additionalProperties: true }),
-  embeddings: Type.Object(
-    { model: MODEL, input: Type.Union([Type.String(), Type.Array(Type.String()), Type.Array(Type.Integer()), Type.Array(Type.Array(Type.Integer()))]) },
-    { additionalProperties: true },
-  ),
-  anthropic: Type.Object(
-    {
-      model: MODEL,
-      messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), content: Type.Union([Type.String(), Type.Array(TYPED)]) }, { additionalProperties: true }), { minItems: 1 }),
-      system: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String(), text: Type.String() }, { additionalProperties: true }))])),
-      max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-      stop_sequences: Type.Optional(Type.Array(Type.String())),
-      temperature: Type.Optional(Type.Number()),
-      top_p: Type.Optional(Type.Number()),
-      top_k: Type.Optional(Type.Integer({ minimum: 0 })),
-      tools: Type.Optional(Type.Array(Type.Object({ name: Type.String() }, { additionalProperties: true }))),
-      tool_choice: Type.Optional(TYPED),
-      thinking: Type.Optional(TYPED),
-      metadata: Type.Optional(BLOCK),
-      stream: STREAM,
-    },
-    { additionalProperties: true },
-  ),
-  gemini: Type.Object(
-    {
-      contents: Type.Array(Type.Object({ role: Type.Optional(Type.String()), parts: Type.Array(BLOCK) }, { additionalProperties: true }), { minItems: 1 }),
-      systemInstruction: Type.Optional(BLOCK),
-      tools: Type.Optional(Type.Array(BLOCK)),
-      toolConfig: Type.Optional(BLOCK),
-      generationConfig: Type.Optional(BLOCK),
-    },
-    { additionalProperties: true },
-  ),
-};
 
 /** The upstream's answer in the caller's format (summary in x-relay-summary), or its stream (summary in the closing comment). */
 const ANSWERS = {
@@ -144,15 +100,15 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerNames: (callers: string[]) => Promise<Map<string, string>> = async () => new Map()): OperationImpl<any>[] {
   const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
   return [
-    implement('GR01', { answers: ANSWERS.chat, errors: relayErrors, bodyLimit, schema: { body: BODIES.chat }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
-    implement('GR02', { answers: ANSWERS.responses, errors: relayErrors, bodyLimit, schema: { body: BODIES.responses }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
-    implement('GR03', { answers: ANSWERS.embeddings, errors: relayErrors, bodyLimit, schema: { body: BODIES.embeddings }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
-    implement('GR05', { answers: ANSWERS.anthropic, errors: relayErrors, bodyLimit, schema: { body: BODIES.anthropic }, handler: (req, reply) => serve(engine, 'anthropic', req, reply) }),
+    implement('GR01', { answers: ANSWERS.chat, errors: relayErrors, bodyLimit, schema: { body: FORMATS.chat.body }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
+    implement('GR02', { answers: ANSWERS.responses, errors: relayErrors, bodyLimit, schema: { body: FORMATS.responses.body }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
+    implement('GR03', { answers: ANSWERS.embeddings, errors: relayErrors, bodyLimit, schema: { body: FORMATS.embeddings.body }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
+    implement('GR05', { answers: ANSWERS.anthropic, errors: relayErrors, bodyLimit, schema: { body: FORMATS.anthropic.body }, handler: (req, reply) => serve(engine, 'anthropic', req, reply) }),
     implement('GR06', {
       answers: ANSWERS.gemini,
       errors: relayErrors,
       bodyLimit,
-      schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: BODIES.gemini },
+      schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: FORMATS.gemini.body },
       handler: (req, reply) => serve(engine, 'gemini', req, reply, geminiTarget(req)),
     }),
     implement('GR07', {
@@ -161,7 +117,7 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
       bodyLimit,
       schema: {
         body: Type.Object({
-          format: Type.Union((['chat', 'responses', 'embeddings', 'anthropic', 'gemini'] as const).map((f) => Type.Literal(f))),
+          format: Type.Union((Object.keys(FORMATS) as (keyof typeof FORMATS)[]).map((f) => Type.Literal(f))),
           body: Type.Object({}, { additionalProperties: true }),
           model_in_path: Type.Optional(Type.Object({ model: MODEL, stream: Type.Boolean() })),
         }),

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
-import { nativeResponsesReader } from './readers.js';
+import { nativeGenerateContentReader, nativeMessagesReader } from './formats/native-readers.js';
+import { nativeResponsesReader } from './formats/responses/native.js';
 import { checkedUsage, usageBounds } from './usage.js';
 import { costOf } from './pricing.js';
-import type { UsageShown } from './shown-usage.js';
+import type { UsageShown } from './formats/shown-usage.js';
 import { chatUsage } from '../providers/pivot.js';
 
 const count = { prompt: () => 7, completion: () => 3 };

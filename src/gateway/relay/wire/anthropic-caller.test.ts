@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { chatToMessages, messagesToChat, stopReasonOf } from './anthropic-caller.js';
 import { messagesStream } from './anthropic-caller-stream.js';
-import { RelayInputError } from './responses.js';
+import { RelayInputError } from '../formats/types.js';
 import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
 
 // The golden files in test/fixtures/relay/caller-anthropic/ are written by hand from Anthropic's documented

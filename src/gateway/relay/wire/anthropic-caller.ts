@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isObject, jsonObject, objectOf, stringOf } from '../../../kit/json/object.js';
 import { payloadError, usageToChat } from '../../providers/anthropic/stream.js';
-import { RelayInputError } from './responses.js';
+import { RelayInputError } from '../formats/types.js';
 import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
 
 /**

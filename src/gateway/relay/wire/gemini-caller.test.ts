@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { chatToGenerateContent, generateContentToChat, jsonSchemaOf } from './gemini-caller.js';
 import { generateContentStream } from './gemini-caller-stream.js';
-import { RelayInputError } from './responses.js';
+import { RelayInputError } from '../formats/types.js';
 import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
 
 // The golden files in test/fixtures/relay/caller-gemini/ are written by hand from Google's documented

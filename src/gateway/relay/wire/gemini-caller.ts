@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isObject, jsonObject, listOf, objectOf, stringOf } from '../../../kit/json/object.js';
 import { geminiPayload, usageOf, type GeminiResponse } from '../../providers/gemini/stream.js';
-import { RelayInputError } from './responses.js';
+import { RelayInputError } from '../formats/types.js';
 import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
 
 /**

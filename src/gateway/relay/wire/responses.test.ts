@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { chatToResponse, RelayInputError, responsesStream, responsesStreamUsage, responsesToChat, responsesUsage, type IdSource } from './responses.js';
+import { RelayInputError } from '../formats/types.js';
+import { chatToResponse, responsesStream, responsesStreamUsage, responsesToChat, responsesUsage, type IdSource } from './responses.js';
 import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
 
 // The golden files in test/fixtures/relay/responses/ are written by hand from OpenAI's documented formats.

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isObject, objectOf, stringOf } from '../../../kit/json/object.js';
+import { RelayInputError } from '../formats/types.js';
 import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
 
 /**
@@ -8,18 +9,6 @@ import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCo
  * (the two modules import each other, which is safe: neither uses the other's exports while loading).
  */
 export { responsesStream, type ResponsesStreamEncoder } from './responses-stream.js';
-
-/** A Responses request the relay cannot serve through chat; the relay answers it as a 400 invalid_request_error. */
-export class RelayInputError extends Error {
-  constructor(
-    message: string,
-    /** The request field at fault. */
-    readonly param: string,
-  ) {
-    super(message);
-    this.name = 'RelayInputError';
-  }
-}
 
 export type IdPrefix = 'resp' | 'msg' | 'rs' | 'fc' | 'call';
 /** Makes the ids of responses and output items; tests pass a predictable one. */

@@ -1,9 +1,8 @@
-import type { RelayCall } from '../../contract/relay.js';
-import type { UsageCheck } from './usage.js';
-import { objectOf } from '../../kit/json/object.js';
-import { usageMetadataOf } from './wire/gemini-caller.js';
-import { responsesUsageOf } from './wire/responses.js';
-import { chatUsage, type ChatUsage, type Json } from '../providers/pivot.js';
+import type { UsageCheck } from '../usage.js';
+import { objectOf } from '../../../kit/json/object.js';
+import { usageMetadataOf } from '../wire/gemini-caller.js';
+import { responsesUsageOf } from '../wire/responses.js';
+import { chatUsage, type ChatUsage, type Json } from '../../providers/pivot.js';
 
 /**
  * An answer passed through in the caller's format carries the upstream's usage. When the relay did not
@@ -25,12 +24,12 @@ export function billedUsage(check: UsageCheck): ChatUsage | null {
 }
 
 /** Writes `values` into `holder[key]`, keeping the upstream's other fields. */
-function merge(holder: Json, key: string, values: Json): void {
+export function merge(holder: Json, key: string, values: Json): void {
   holder[key] = { ...objectOf(holder[key]), ...values };
 }
 
 /** A detail count is written only where the upstream wrote one (its value may have been the wrong one). */
-function details(usage: Json, key: string, field: string, value: number): Json {
+export function details(usage: Json, key: string, field: string, value: number): Json {
   const d = objectOf(usage[key]);
   return key in usage ? { [key]: { ...d, [field]: value } } : {};
 }
@@ -48,7 +47,7 @@ export function showChatUsage(holder: Json, u: ChatUsage): void {
 }
 
 /** OpenAI embeddings: only prompt tokens. */
-function showEmbeddingsUsage(holder: Json, u: ChatUsage): void {
+export function showEmbeddingsUsage(holder: Json, u: ChatUsage): void {
   merge(holder, 'usage', { prompt_tokens: u.prompt_tokens, total_tokens: u.prompt_tokens });
 }
 
@@ -81,13 +80,4 @@ export function showGeminiUsage(response: Json, u: ChatUsage): void {
   const shown = usageMetadataOf(u);
   for (const key of ['thoughtsTokenCount', 'cachedContentTokenCount']) if (key in old && !(key in shown)) shown[key] = 0;
   merge(response, 'usageMetadata', shown);
-}
-
-/** Writes the billed usage into a whole answer in the caller's format. */
-export function showUsage(format: RelayCall['format'], answer: Json, u: ChatUsage): void {
-  if (format === 'chat') showChatUsage(answer, u);
-  else if (format === 'embeddings') showEmbeddingsUsage(answer, u);
-  else if (format === 'responses') showResponsesUsage(answer, u);
-  else if (format === 'anthropic') showMessagesUsage(answer, u);
-  else showGeminiUsage(answer, u);
 }

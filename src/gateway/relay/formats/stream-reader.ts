@@ -1,7 +1,6 @@
-import { showChatUsage, showResponsesUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
-import { responsesStream, responsesStreamUsage } from './wire/responses.js';
-import { type ChatChunk, type ChatUsage, type Json } from '../providers/pivot.js';
-import { UpstreamPayloadError, type StreamDecoder } from '../providers/types.js';
+import { showChatUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
+import { type ChatChunk, type ChatUsage, type Json } from '../../providers/pivot.js';
+import { UpstreamPayloadError, type StreamDecoder } from '../../providers/types.js';
 
 /**
  * Turns an upstream stream, line by line, into the caller's stream text, and watches it: whether model
@@ -21,28 +20,10 @@ export interface StreamReader {
 }
 
 /** Writes chat chunks in a caller format. `raw` is the upstream's own JSON text of the chunk, when it can pass as is. */
-interface ChunkEncoder {
+export interface ChunkEncoder {
   chunk(c: ChatChunk, raw?: string): string;
   end(): string;
   error(message: string, code: string): string;
-}
-
-/** OpenAI Chat Completions SSE. The usage-only chunk goes out only when the caller asked for it. */
-export function chatEncoder(includeUsage: boolean): ChunkEncoder {
-  return {
-    chunk(c, raw) {
-      if (!includeUsage && c.choices.length === 0 && c.usage) return '';
-      return `data: ${raw ?? JSON.stringify(c)}\n\n`;
-    },
-    end: () => 'data: [DONE]\n\n',
-    // What OpenAI itself sends when a stream fails: a data event holding an error object (the SDKs raise it).
-    error: (message, code) => `data: ${JSON.stringify({ error: { message, type: 'upstream_error', code } })}\n\n`,
-  };
-}
-
-export function responsesEncoder(request: Json, model: string): ChunkEncoder {
-  const r = responsesStream(request, model);
-  return { chunk: (c) => r.chunk(c), end: () => r.end(), error: (m, code) => r.error(m, code) };
 }
 
 /** A chunk line that may need a look: a finish reason, usage, an error or the end marker. */
@@ -149,68 +130,5 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
     fail: (message, code) => encoder.error(message, code),
     usage: () => usage,
     text: allText,
-  };
-}
-
-const BEFORE_OUTPUT = new Set(['response.created', 'response.in_progress', 'response.queued']);
-const FINAL = new Set(['response.completed', 'response.incomplete']);
-
-/**
- * A native Responses stream (OpenAI, Azure) passed through line by line, watched for usage and errors; the
- * final event is re-written only when the relay replaces its usage (`shown`).
- */
-export function nativeResponsesReader(shown: UsageShown = upstreamUsageShown): StreamReader {
-  let output = false;
-  let finished = false;
-  let usage: ChatUsage | null = null;
-  const text: string[] = [];
-  let sequence = 0;
-  /** Whether the last line passed left an event open (not yet ended by its blank line). */
-  let open = false;
-  return {
-    get output() {
-      return output;
-    },
-    get finished() {
-      return finished;
-    },
-    line(line) {
-      if (line.startsWith('data:')) {
-        let event: { type?: unknown; delta?: unknown; sequence_number?: unknown; response?: Json & { error?: { message?: unknown; code?: unknown } }; message?: unknown; code?: unknown };
-        try {
-          event = JSON.parse(line.slice(5));
-        } catch {
-          throw new UpstreamPayloadError('a stream event is not JSON');
-        }
-        const type = String(event.type ?? '');
-        if (typeof event.sequence_number === 'number') sequence = event.sequence_number;
-        if (type === 'error' || type === 'response.failed') {
-          const e = type === 'error' ? event : (event.response?.error ?? {});
-          throw new UpstreamPayloadError(typeof e.message === 'string' ? e.message : 'the upstream reported an error', typeof e.code === 'string' ? e.code : null);
-        }
-        if (!BEFORE_OUTPUT.has(type)) output = true;
-        if (type === 'response.output_text.delta' && typeof event.delta === 'string') text.push(event.delta);
-        if (FINAL.has(type)) {
-          finished = true;
-          usage = responsesStreamUsage(event) ?? usage;
-          const billed = event.response && shown(usage, () => text.join(''));
-          if (billed) {
-            showResponsesUsage(event.response!, billed);
-            open = true;
-            return `data: ${JSON.stringify(event)}\n`;
-          }
-        }
-      }
-      open = line !== '';
-      return line + '\n';
-    },
-    end: () => '',
-    fail(message, code) {
-      const event = { type: 'error', code, message, param: null, sequence_number: sequence + 1 };
-      // A stream cut inside an event: its blank line first, so the error is an event of its own.
-      return `${open ? '\n' : ''}event: error\ndata: ${JSON.stringify(event)}\n\n`;
-    },
-    usage: () => usage,
-    text: () => text.join(''),
   };
 }

@@ -1,12 +1,12 @@
-import { isObject, objectOf } from '../../kit/json/object.js';
-import type { StreamReader } from './readers.js';
+import { isObject, objectOf } from '../../../kit/json/object.js';
+import type { StreamReader } from './stream-reader.js';
 import { showGeminiUsage, showMessagesUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
-import { anthropicErrorEvent } from './wire/anthropic-caller-stream.js';
-import { payloadError, usageToChat } from '../providers/anthropic/stream.js';
-import { geminiErrorEvent } from './wire/gemini-caller-stream.js';
-import { geminiPayload, usageOf, type GeminiResponse } from '../providers/gemini/stream.js';
-import { type ChatUsage, type Json } from '../providers/pivot.js';
-import { UpstreamPayloadError } from '../providers/types.js';
+import { anthropicErrorEvent } from '../wire/anthropic-caller-stream.js';
+import { payloadError, usageToChat } from '../../providers/anthropic/stream.js';
+import { geminiErrorEvent } from '../wire/gemini-caller-stream.js';
+import { geminiPayload, usageOf, type GeminiResponse } from '../../providers/gemini/stream.js';
+import { type ChatUsage, type Json } from '../../providers/pivot.js';
+import { UpstreamPayloadError } from '../../providers/types.js';
 
 /**
  * Streams passed through when the channel speaks the caller's format (an Anthropic channel for an Anthropic

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { relayFixture } from '../../../test/helpers/relay-fixtures.js';
+import { relayFixture } from '../../../../test/helpers/relay-fixtures.js';
 import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
-import { chatEncoder, pivotReader, type StreamReader } from './readers.js';
-import { openaiStreamDecoder } from '../providers/openai/relay.js';
-import { UpstreamPayloadError } from '../providers/types.js';
+import { chatEncoder } from './chat/index.js';
+import { pivotReader, type StreamReader } from './stream-reader.js';
+import { openaiStreamDecoder } from '../../providers/openai/relay.js';
+import { UpstreamPayloadError } from '../../providers/types.js';
 
 // Golden files written by hand: the caller-format endings (caller-*/), and the vendors' own streams of
 // the anthropic/ and gemini/ providers (the upstream side of a native pass-through).
