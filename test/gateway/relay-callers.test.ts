@@ -223,7 +223,7 @@ describe('relay callers: Anthropic Messages and Gemini generateContent end to en
 
   const CUT_CASES: { format: string; call: () => Promise<RelayReply>; golden: string }[] = [
     { format: 'OpenAI Chat', call: () => relay(s.url, '/chat/completions', { model: 'cut-chat', messages: [{ role: 'user', content: 'Tell me a story' }], stream: true }), golden: 'caller-chat/error-stream.sse' },
-    { format: 'OpenAI Responses', call: () => relay(s.url, '/responses', { model: 'cut-responses', input: 'Tell me a story', stream: true }), golden: 'responses/error-stream.sse' },
+    { format: 'OpenAI Responses', call: () => relay(s.url, '/responses', { model: 'cut-responses', input: 'Tell me a story', stream: true }), golden: 'caller-responses/error-stream.sse' },
     { format: 'Anthropic (converted)', call: () => relay(s.url, '/messages', messages('cut-anthropic', { stream: true })), golden: 'caller-anthropic/error-stream.sse' },
     { format: 'Anthropic (native)', call: () => relay(s.url, '/messages', messages('claude-cut', { stream: true })), golden: 'caller-anthropic/native-cut.sse' },
     { format: 'Gemini (converted)', call: () => relay(s.url, PATH_OF.gemini('cut-gemini', true), gemini), golden: 'caller-gemini/error-stream.sse' },

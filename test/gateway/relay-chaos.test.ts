@@ -742,13 +742,13 @@ eachDatabase('relay chaos: flapping upstreams, breakers, Retry-After, failover a
       assert.equal(stripSummary(got.text), fixture('caller-chat', 'error-stream.sse').replace(chatCase.error.message, message));
 
       // Responses caller, OpenAI channel (native): the upstream's events pass as they came, then an `error` event.
-      const responsesSse = fixture('responses', 'error-stream.sse');
+      const responsesSse = fixture('caller-responses', 'error-stream.sse');
       const blocks = responsesSse.split('\n\n').filter(Boolean).map((x) => x + '\n\n');
       const upstreamPart = blocks.filter((x) => !/^event: (error|response\.failed)\n/.test(x));
       const errorEvent = blocks.find((x) => x.startsWith('event: error\n'))!;
       body = upstreamPart.join('');
       got = await callRelay(a.url, { caller: 'responses', stream: true }, gold, 'chaos-gold-2');
-      assert.equal(stripSummary(got.text), upstreamPart.join('') + errorEvent.replace(JSON.parse(fixture('responses', 'error-stream.case.json')).error.message, message));
+      assert.equal(stripSummary(got.text), upstreamPart.join('') + errorEvent.replace(JSON.parse(fixture('caller-responses', 'error-stream.case.json')).error.message, message));
 
       // The same stream broken inside its last event (its data line sent, not its blank line): the error event
       // still comes as an event of its own.

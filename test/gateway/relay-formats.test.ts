@@ -23,13 +23,13 @@ const json = (family: string, name: string): any => JSON.parse(text(family, name
 // ---- the golden files the fakes answer with ----
 
 /** OpenAI's own chat completion and chat chunks (the Responses converter's inputs). */
-const OPENAI_ANSWER = json('responses', 'text-answer.case.json').completion;
-const OPENAI_CHUNKS: any[] = json('responses', 'text-stream.case.json').chunks;
+const OPENAI_ANSWER = json('caller-responses', 'text-answer.case.json').completion;
+const OPENAI_CHUNKS: any[] = json('caller-responses', 'text-stream.case.json').chunks;
 /** OpenAI's Responses API: a whole `response` and its event stream. */
-const RESPONSES_REQUEST = json('responses', 'text-answer.case.json').request;
-const RESPONSES_ANSWER = text('responses', 'text-answer.response.json');
-const RESPONSES_STREAM_REQUEST = json('responses', 'text-stream.case.json').request;
-const RESPONSES_SSE = text('responses', 'text-stream.sse');
+const RESPONSES_REQUEST = json('caller-responses', 'text-answer.case.json').request;
+const RESPONSES_ANSWER = text('caller-responses', 'text-answer.response.json');
+const RESPONSES_STREAM_REQUEST = json('caller-responses', 'text-stream.case.json').request;
+const RESPONSES_SSE = text('caller-responses', 'text-stream.sse');
 
 const ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 const GEMINI_MODEL = 'gemini-2.0-flash';

@@ -1,7 +1,6 @@
 import type { UsageCheck } from '../usage.js';
 import { objectOf } from '../../../kit/json/object.js';
 import { usageMetadataOf } from '../wire/gemini-caller.js';
-import { responsesUsageOf } from '../wire/responses.js';
 import { chatUsage, type ChatUsage, type Json } from '../../providers/pivot.js';
 
 /**
@@ -49,11 +48,6 @@ export function showChatUsage(holder: Json, u: ChatUsage): void {
 /** OpenAI embeddings: only prompt tokens. */
 export function showEmbeddingsUsage(holder: Json, u: ChatUsage): void {
   merge(holder, 'usage', { prompt_tokens: u.prompt_tokens, total_tokens: u.prompt_tokens });
-}
-
-/** A Responses `response` object: `usage.input_tokens/output_tokens/total_tokens` and their details. */
-export function showResponsesUsage(response: Json, u: ChatUsage): void {
-  merge(response, 'usage', responsesUsageOf(u));
 }
 
 /**

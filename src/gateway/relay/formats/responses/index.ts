@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { chatToResponse, responsesStream, responsesToChat } from '../../wire/responses.js';
 import { openaiErrorBody } from '../openai-error.js';
 import { MODEL, STREAM } from '../schema.js';
-import { showResponsesUsage } from '../shown-usage.js';
 import { positiveCount, type CallerFormat } from '../types.js';
+import { chatToResponse, showResponsesUsage } from './answer.js';
 import { nativeResponsesAnswer, nativeResponsesReader } from './native.js';
+import { responsesToChat } from './request.js';
+import { responsesStream } from './stream.js';
 
 /** The OpenAI Responses API (`POST /v1/responses`); OpenAI and Azure channels take it as it is. */
 export const responses: CallerFormat = {

@@ -1,9 +1,9 @@
 import type { ChatUsage, Json } from '../../../providers/pivot.js';
 import { payloadError } from '../../../providers/openai/relay.js';
 import { UpstreamPayloadError } from '../../../providers/types.js';
-import { responsesStreamUsage, responsesUsage } from '../../wire/responses.js';
-import { showResponsesUsage, upstreamUsageShown, type UsageShown } from '../shown-usage.js';
+import { upstreamUsageShown, type UsageShown } from '../shown-usage.js';
 import type { StreamReader } from '../stream-reader.js';
+import { responsesStreamUsage, responsesUsage, showResponsesUsage } from './answer.js';
 
 function responseText(json: unknown): string {
   const output = (json as { output?: { content?: { text?: unknown }[]; arguments?: unknown }[] })?.output ?? [];

@@ -10,8 +10,8 @@ import {
   type IdSource,
   type ItemStatus,
   type ResponseState,
-} from './responses.js';
-import { unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json } from '../../providers/pivot.js';
+} from './answer.js';
+import { unixNow, type ChatChunk, type ChatUsage, type FinishReason, type Json } from '../../../providers/pivot.js';
 
 /** Writes chat chunks as the Responses SSE stream; each method returns the text to send (possibly empty). */
 export interface ResponsesStreamEncoder {

@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { RelayInputError } from '../formats/types.js';
-import { chatToResponse, responsesStream, responsesStreamUsage, responsesToChat, responsesUsage, type IdSource } from './responses.js';
-import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
+import type { ChatChunk, ChatCompletion, Json } from '../../../providers/pivot.js';
+import { RelayInputError } from '../types.js';
+import { chatToResponse, responsesStreamUsage, responsesUsage, type IdSource } from './answer.js';
+import { responsesToChat } from './request.js';
+import { responsesStream } from './stream.js';
 
-// The golden files in test/fixtures/relay/responses/ are written by hand from OpenAI's documented formats.
-const FIXTURES = new URL('../../../../test/fixtures/relay/responses/', import.meta.url);
+// The golden files in fixtures/ are written by hand from OpenAI's documented formats.
+const FIXTURES = new URL('./fixtures/', import.meta.url);
 const text = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 const json = <T = Json>(name: string) => JSON.parse(text(name)) as T;
 
