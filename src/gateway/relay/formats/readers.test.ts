@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relayFixture } from '../../../../test/helpers/relay-fixtures.js';
-import { nativeGenerateContentReader, nativeMessagesReader } from './native-readers.js';
+import { nativeMessagesReader } from './anthropic/native.js';
+import { nativeGenerateContentReader } from './native-readers.js';
 import { chatEncoder } from './chat/index.js';
 import { pivotReader, type StreamReader } from './stream-reader.js';
 import { openaiStreamDecoder } from '../../providers/openai/relay.js';

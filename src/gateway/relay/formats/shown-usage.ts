@@ -50,24 +50,6 @@ export function showEmbeddingsUsage(holder: Json, u: ChatUsage): void {
   merge(holder, 'usage', { prompt_tokens: u.prompt_tokens, total_tokens: u.prompt_tokens });
 }
 
-/**
- * An Anthropic usage holder (a message, or a message_delta event): input_tokens leave out the cached part
- * (read or written) that the billed prompt includes. `reported` is the usage the upstream gave (a stream's,
- * merged over its events).
- */
-export function showMessagesUsage(holder: Json, u: ChatUsage, reported: Json = objectOf(holder.usage)): void {
-  const old = reported;
-  const cacheRead = u.prompt_tokens_details?.cached_tokens ?? 0;
-  const written = typeof old.cache_creation_input_tokens === 'number' && Number.isSafeInteger(old.cache_creation_input_tokens) && old.cache_creation_input_tokens >= 0 ? old.cache_creation_input_tokens : 0;
-  const creation = Math.min(written, Math.max(0, u.prompt_tokens - cacheRead));
-  merge(holder, 'usage', {
-    input_tokens: u.prompt_tokens - cacheRead - creation,
-    output_tokens: u.completion_tokens,
-    ...('cache_read_input_tokens' in old || cacheRead > 0 ? { cache_read_input_tokens: cacheRead } : {}),
-    ...('cache_creation_input_tokens' in old ? { cache_creation_input_tokens: creation } : {}),
-  });
-}
-
 /** A Gemini GenerateContentResponse: `usageMetadata.promptTokenCount/candidatesTokenCount/totalTokenCount`. */
 export function showGeminiUsage(response: Json, u: ChatUsage): void {
   const old = objectOf(response.usageMetadata);

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { chatToMessages, messagesToChat, nativeMessagesAnswer } from '../../wire/anthropic-caller.js';
-import { messagesStream } from '../../wire/anthropic-caller-stream.js';
-import { nativeMessagesReader } from '../native-readers.js';
 import { BLOCK, MODEL, STREAM, TYPED } from '../schema.js';
-import { showMessagesUsage } from '../shown-usage.js';
 import { positiveCount, type CallerFormat } from '../types.js';
+import { chatToMessages, showMessagesUsage } from './answer.js';
+import { nativeMessagesAnswer, nativeMessagesReader } from './native.js';
+import { messagesToChat } from './request.js';
+import { messagesStream } from './stream.js';
 
 /** Anthropic's error types by HTTP status (its API's documented list); other statuses take the nearest. */
 const ERROR_TYPES: Record<number, string> = {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { messageIdOf, messagesUsageOf, randomMessageId, stopReasonOf, type MessageIds } from './anthropic-caller.js';
-import type { ChatChunk, ChatUsage, FinishReason, Json } from '../../providers/pivot.js';
+import type { ChatChunk, ChatUsage, FinishReason, Json } from '../../../providers/pivot.js';
+import { messageIdOf, messagesUsageOf, randomMessageId, stopReasonOf, type MessageIds } from './answer.js';
 
 /** Writes chat chunks as Anthropic's Messages SSE stream; each method returns the text to send (possibly empty). */
 export interface MessagesStreamEncoder {

@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { chatToMessages, messagesToChat, stopReasonOf } from './anthropic-caller.js';
-import { messagesStream } from './anthropic-caller-stream.js';
-import { RelayInputError } from '../formats/types.js';
-import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
+import type { ChatChunk, ChatCompletion, Json } from '../../../providers/pivot.js';
+import { RelayInputError } from '../types.js';
+import { chatToMessages, stopReasonOf } from './answer.js';
+import { messagesToChat } from './request.js';
+import { messagesStream } from './stream.js';
 
 // The golden files in test/fixtures/relay/caller-anthropic/ are written by hand from Anthropic's documented
 // Messages formats (requests, `message` objects, the SSE event stream and its error event).
-const FIXTURES = new URL('../../../../test/fixtures/relay/caller-anthropic/', import.meta.url);
+const FIXTURES = new URL('./fixtures/', import.meta.url);
 const text = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 const json = <T = Json>(name: string) => JSON.parse(text(name)) as T;
 

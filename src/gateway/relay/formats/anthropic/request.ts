@@ -1,20 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { isObject, jsonObject, objectOf, stringOf } from '../../../kit/json/object.js';
-import { payloadError, usageToChat } from '../../providers/anthropic/stream.js';
-import { RelayInputError } from '../formats/types.js';
-import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
+import { isObject, objectOf, stringOf } from '../../../../kit/json/object.js';
+import { contentText, type ChatBody, type ChatMessage, type Json, type ToolCall } from '../../../providers/pivot.js';
+import { RelayInputError } from '../types.js';
 
-/**
- * The Anthropic Messages API as a caller format (`POST /v1/messages`, what Claude clients send): a Messages
- * request becomes a chat request, a chat completion becomes a `message`. The stream encoder is in
- * anthropic-caller-stream.ts. An Anthropic channel takes the request as it is (native pass-through).
- */
-
-/** Makes message ids when the upstream gave none; tests pass a predictable one. */
-export type MessageIds = () => string;
-export const randomMessageId: MessageIds = () => `msg_${randomBytes(12).toString('hex')}`;
-
-// ---- request: Messages → chat ----
+/** A Messages request (`POST /v1/messages`, what Claude clients send) as a chat request. */
 
 /** Thinking budgets (budget_tokens) as chat reasoning efforts: the Anthropic channel turns them back into 1024 / 4096 / 16384. */
 function reasoningEffort(budget: unknown): string {
@@ -144,60 +132,3 @@ export function messagesToChat(body: Json): ChatBody {
   return chat;
 }
 
-// ---- answer: chat → Messages ----
-
-/** Chat has no stop_sequence reason (a stop sequence reads as "stop"): it is end_turn here. */
-export function stopReasonOf(finish: FinishReason | undefined, calledTools: boolean): string {
-  if (finish === 'length') return 'max_tokens';
-  if (finish === 'tool_calls' || calledTools) return 'tool_use';
-  if (finish === 'content_filter') return 'refusal';
-  return 'end_turn';
-}
-
-/** Anthropic's input_tokens leave out the part of the prompt read from the cache. */
-export function messagesUsageOf(u: ChatUsage | null | undefined): Json {
-  const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
-  return { input_tokens: Math.max(0, (u?.prompt_tokens ?? 0) - cached), cache_read_input_tokens: cached, output_tokens: u?.completion_tokens ?? 0 };
-}
-
-/** `msg_` and the upstream's id without its chat prefix, so the same answer keeps a recognisable id. */
-export function messageIdOf(completionId: unknown, ids: MessageIds): string {
-  if (typeof completionId !== 'string' || !completionId) return ids();
-  return completionId.startsWith('msg_') ? completionId : `msg_${completionId.replace(/^chatcmpl-/, '')}`;
-}
-
-/** A tool call's arguments as Anthropic's `input` object (arguments that are not a JSON object become {}). */
-const toolInput = (args: string | undefined): Json => jsonObject(args);
-
-export function chatToMessages(c: ChatCompletion, ids: MessageIds = randomMessageId): Json {
-  const choice = c.choices?.[0];
-  const message = choice?.message;
-  const content: Json[] = [];
-  const reasoning = stringOf(message?.reasoning_content);
-  if (reasoning) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
-  const text = contentText(message?.content);
-  if (text) content.push({ type: 'text', text });
-  const calls = message?.tool_calls ?? [];
-  for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function?.name ?? '', input: toolInput(call.function?.arguments) });
-  return {
-    id: messageIdOf(c.id, ids),
-    type: 'message',
-    role: 'assistant',
-    model: c.model,
-    content,
-    stop_reason: stopReasonOf(choice?.finish_reason, calls.length > 0),
-    stop_sequence: null,
-    usage: messagesUsageOf(c.usage),
-  };
-}
-
-// ---- native pass-through (an Anthropic channel) ----
-
-/** Usage and text of a native `message` answer; an error body throws (retried elsewhere). */
-export function nativeMessagesAnswer(json: unknown): { usage: ChatUsage | null; text: string } {
-  const body = objectOf(json);
-  if (body.type === 'error' || isObject(body.error)) throw payloadError(body);
-  const blocks = Array.isArray(body.content) ? body.content.map(objectOf) : [];
-  const text = blocks.map((b) => stringOf(b.text) + stringOf(b.thinking) + (b.type === 'tool_use' ? stringOf(b.name) + JSON.stringify(b.input ?? {}) : '')).join('');
-  return { usage: isObject(body.usage) ? usageToChat(body.usage) : null, text };
-}
