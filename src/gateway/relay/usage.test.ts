@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nativeMessagesReader } from './formats/anthropic/native.js';
-import { nativeGenerateContentReader } from './formats/native-readers.js';
+import { nativeGenerateContentReader } from './formats/gemini/native.js';
 import { nativeResponsesReader } from './formats/responses/native.js';
 import { checkedUsage, usageBounds } from './usage.js';
 import { costOf } from './pricing.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relayFixture } from '../../../../test/helpers/relay-fixtures.js';
 import { nativeMessagesReader } from './anthropic/native.js';
-import { nativeGenerateContentReader } from './native-readers.js';
+import { nativeGenerateContentReader } from './gemini/native.js';
 import { chatEncoder } from './chat/index.js';
 import { pivotReader, type StreamReader } from './stream-reader.js';
 import { openaiStreamDecoder } from '../../providers/openai/relay.js';

@@ -1,6 +1,5 @@
 import type { UsageCheck } from '../usage.js';
 import { objectOf } from '../../../kit/json/object.js';
-import { usageMetadataOf } from '../wire/gemini-caller.js';
 import { chatUsage, type ChatUsage, type Json } from '../../providers/pivot.js';
 
 /**
@@ -48,12 +47,4 @@ export function showChatUsage(holder: Json, u: ChatUsage): void {
 /** OpenAI embeddings: only prompt tokens. */
 export function showEmbeddingsUsage(holder: Json, u: ChatUsage): void {
   merge(holder, 'usage', { prompt_tokens: u.prompt_tokens, total_tokens: u.prompt_tokens });
-}
-
-/** A Gemini GenerateContentResponse: `usageMetadata.promptTokenCount/candidatesTokenCount/totalTokenCount`. */
-export function showGeminiUsage(response: Json, u: ChatUsage): void {
-  const old = objectOf(response.usageMetadata);
-  const shown = usageMetadataOf(u);
-  for (const key of ['thoughtsTokenCount', 'cachedContentTokenCount']) if (key in old && !(key in shown)) shown[key] = 0;
-  merge(response, 'usageMetadata', shown);
 }

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { Json } from '../../../providers/pivot.js';
-import { chatToGenerateContent, generateContentToChat, nativeGenerateContentAnswer } from '../../wire/gemini-caller.js';
-import { generateContentStream } from '../../wire/gemini-caller-stream.js';
-import { nativeGenerateContentReader } from '../native-readers.js';
 import { BLOCK } from '../schema.js';
-import { showGeminiUsage } from '../shown-usage.js';
 import { positiveCount, type CallerFormat } from '../types.js';
+import { chatToGenerateContent, showGeminiUsage } from './answer.js';
+import { nativeGenerateContentAnswer, nativeGenerateContentReader } from './native.js';
+import { generateContentToChat } from './request.js';
+import { generateContentStream } from './stream.js';
 
 /** Google's canonical status names by HTTP status (google.rpc.Code's HTTP mapping). */
 const STATUSES: Record<number, string> = {

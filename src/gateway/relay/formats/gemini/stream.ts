@@ -1,5 +1,5 @@
-import { functionCallPart, geminiFinishReason, responseIdOf, usageMetadataOf } from './gemini-caller.js';
-import type { ChatChunk, ChatUsage, FinishReason, Json } from '../../providers/pivot.js';
+import type { ChatChunk, ChatUsage, FinishReason, Json } from '../../../providers/pivot.js';
+import { functionCallPart, geminiFinishReason, responseIdOf, usageMetadataOf } from './answer.js';
 
 /** Writes chat chunks as Gemini's `alt=sse` stream; each method returns the text to send (possibly empty). */
 export interface GenerateContentStreamEncoder {

@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { isObject, jsonObject, listOf, objectOf, stringOf } from '../../../kit/json/object.js';
-import { geminiPayload, usageOf, type GeminiResponse } from '../../providers/gemini/stream.js';
-import { RelayInputError } from '../formats/types.js';
-import { contentText, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../providers/pivot.js';
+import { isObject, listOf, objectOf, stringOf } from '../../../../kit/json/object.js';
+import { contentText, type ChatBody, type ChatMessage, type Json, type ToolCall } from '../../../providers/pivot.js';
+import { RelayInputError } from '../types.js';
 
-/**
- * Gemini's generateContent as a caller format (`POST /v1beta/models/{model}:generateContent`, and
- * `:streamGenerateContent?alt=sse`): a GenerateContentRequest becomes a chat request, a chat completion a
- * GenerateContentResponse. The stream encoder is in gemini-caller-stream.ts. A Gemini channel takes the
- * request as it is (native pass-through).
- */
-
-// ---- request: Gemini → chat ----
+/** A GenerateContentRequest (`POST /v1beta/models/{model}:generateContent`) as a chat request. */
 
 /** Parts that need Gemini's own tools (code execution): a chat upstream cannot take them. */
 const UNSUPPORTED_PARTS = ['executableCode', 'codeExecutionResult'];
@@ -173,71 +165,3 @@ export function generateContentToChat(body: Json, model: string, stream: boolean
   return chat;
 }
 
-// ---- answer: chat → GenerateContentResponse ----
-
-/** Gemini says STOP for a turn that ended in function calls too. */
-export function geminiFinishReason(finish: FinishReason | undefined): string {
-  if (finish === 'length') return 'MAX_TOKENS';
-  if (finish === 'content_filter') return 'SAFETY';
-  return 'STOP';
-}
-
-/** Chat's completion tokens include the reasoning; Gemini counts thoughts apart from the candidates. */
-export function usageMetadataOf(u: ChatUsage): Json {
-  const thoughts = u.completion_tokens_details?.reasoning_tokens ?? 0;
-  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
-  const out: Json = {
-    promptTokenCount: u.prompt_tokens,
-    candidatesTokenCount: Math.max(0, u.completion_tokens - thoughts),
-    totalTokenCount: u.total_tokens || u.prompt_tokens + u.completion_tokens,
-  };
-  if (cached > 0) out.cachedContentTokenCount = cached;
-  if (thoughts > 0) out.thoughtsTokenCount = thoughts;
-  return out;
-}
-
-export function functionCallPart(call: { id?: string; name: string; arguments: string }): Json {
-  const functionCall: Json = call.id ? { id: call.id } : {};
-  functionCall.name = call.name;
-  // Gemini's args must be an object: arguments that are not a JSON object become {}.
-  functionCall.args = jsonObject(call.arguments);
-  return { functionCall };
-}
-
-/** The id Gemini would give: the upstream's without its chat prefix. */
-export const responseIdOf = (completionId: unknown): string =>
-  typeof completionId === 'string' && completionId ? completionId.replace(/^chatcmpl-/, '') : randomUUID().replaceAll('-', '').slice(0, 24);
-
-export function chatToGenerateContent(c: ChatCompletion): Json {
-  const candidates = (c.choices ?? []).map((choice) => {
-    const message = choice.message;
-    const parts: Json[] = [];
-    const reasoning = stringOf(message?.reasoning_content);
-    if (reasoning) parts.push({ text: reasoning, thought: true });
-    const text = contentText(message?.content);
-    if (text) parts.push({ text });
-    for (const call of message?.tool_calls ?? []) parts.push(functionCallPart({ id: call.id, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' }));
-    return { content: { parts, role: 'model' }, finishReason: geminiFinishReason(choice.finish_reason), index: choice.index };
-  });
-  const out: Json = { candidates };
-  if (c.usage) out.usageMetadata = usageMetadataOf(c.usage);
-  out.modelVersion = c.model;
-  out.responseId = responseIdOf(c.id);
-  return out;
-}
-
-// ---- native pass-through (a Gemini channel) ----
-
-/** The text of a GenerateContentResponse (thoughts and function calls included), for counting. */
-export function generateContentText(response: GeminiResponse): string {
-  return (response.candidates ?? [])
-    .flatMap((candidate) => candidate.content?.parts ?? [])
-    .map((part) => stringOf(part.text) + (part.functionCall ? stringOf(part.functionCall.name) + JSON.stringify(part.functionCall.args ?? {}) : ''))
-    .join('');
-}
-
-/** Usage and text of a native answer; an error body throws (retried elsewhere). */
-export function nativeGenerateContentAnswer(json: unknown): { usage: ChatUsage | null; text: string } {
-  const response = geminiPayload(json) as GeminiResponse;
-  return { usage: response.usageMetadata ? usageOf(response.usageMetadata) : null, text: generateContentText(response) };
-}

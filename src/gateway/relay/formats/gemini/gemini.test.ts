@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { chatToGenerateContent, generateContentToChat, jsonSchemaOf } from './gemini-caller.js';
-import { generateContentStream } from './gemini-caller-stream.js';
-import { RelayInputError } from '../formats/types.js';
-import type { ChatChunk, ChatCompletion, Json } from '../../providers/pivot.js';
+import type { ChatChunk, ChatCompletion, Json } from '../../../providers/pivot.js';
+import { RelayInputError } from '../types.js';
+import { chatToGenerateContent } from './answer.js';
+import { generateContentToChat, jsonSchemaOf } from './request.js';
+import { generateContentStream } from './stream.js';
 
-// The golden files in test/fixtures/relay/caller-gemini/ are written by hand from Google's documented
+// The golden files in fixtures/ are written by hand from Google's documented
 // generateContent formats (GenerateContentRequest, GenerateContentResponse, the alt=sse stream, its error).
-const FIXTURES = new URL('../../../../test/fixtures/relay/caller-gemini/', import.meta.url);
+const FIXTURES = new URL('./fixtures/', import.meta.url);
 const text = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 const json = <T = Json>(name: string) => JSON.parse(text(name)) as T;
 

@@ -1,10 +1,27 @@
-import { isObject } from '../../../kit/json/object.js';
-import type { StreamReader } from './stream-reader.js';
-import { showGeminiUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
-import { geminiErrorEvent } from '../wire/gemini-caller-stream.js';
-import { geminiPayload, usageOf, type GeminiResponse } from '../../providers/gemini/stream.js';
-import type { ChatUsage, Json } from '../../providers/pivot.js';
-import { passThrough } from './native-stream.js';
+import { isObject, stringOf } from '../../../../kit/json/object.js';
+import { geminiPayload, usageOf, type GeminiResponse } from '../../../providers/gemini/stream.js';
+import type { ChatUsage, Json } from '../../../providers/pivot.js';
+import { passThrough } from '../native-stream.js';
+import { upstreamUsageShown, type UsageShown } from '../shown-usage.js';
+import type { StreamReader } from '../stream-reader.js';
+import { showGeminiUsage } from './answer.js';
+import { geminiErrorEvent } from './stream.js';
+
+/** The answers of a Gemini channel to a Gemini caller, passed through and read for usage, text and errors. */
+
+/** The text of a GenerateContentResponse (thoughts and function calls included), for counting. */
+export function generateContentText(response: GeminiResponse): string {
+  return (response.candidates ?? [])
+    .flatMap((candidate) => candidate.content?.parts ?? [])
+    .map((part) => stringOf(part.text) + (part.functionCall ? stringOf(part.functionCall.name) + JSON.stringify(part.functionCall.args ?? {}) : ''))
+    .join('');
+}
+
+/** Usage and text of a native answer; an error body throws (retried elsewhere). */
+export function nativeGenerateContentAnswer(json: unknown): { usage: ChatUsage | null; text: string } {
+  const response = geminiPayload(json) as GeminiResponse;
+  return { usage: response.usageMetadata ? usageOf(response.usageMetadata) : null, text: generateContentText(response) };
+}
 
 /** Gemini's `alt=sse` stream: every event a GenerateContentResponse; a finishReason (or a blocked prompt) ends it. */
 export function nativeGenerateContentReader(shown: UsageShown = upstreamUsageShown): StreamReader {
