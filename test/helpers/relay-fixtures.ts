@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const GATEWAY = path.resolve(import.meta.dirname, '../../src/gateway');
-const OLD = path.resolve(import.meta.dirname, '../fixtures/relay');
 
 /**
  * A golden file of the relay's converters, kept beside them: `<family>/<name>` a provider's
@@ -13,5 +12,5 @@ export function relayFixture(name: string): string {
   const [dir, ...rest] = name.split('/');
   const caller = /^caller-(.+)$/.exec(dir!);
   const home = caller ? path.join(GATEWAY, 'relay/formats', caller[1]!, 'fixtures') : path.join(GATEWAY, 'providers', dir!, 'fixtures');
-  return fs.readFileSync(fs.existsSync(home) ? path.join(home, ...rest) : path.join(OLD, name), 'utf8');
+  return fs.readFileSync(path.join(home, ...rest), 'utf8');
 }

@@ -42,7 +42,7 @@ export class BalanceService {
     return b;
   }
 
-  /** Reads a target's balance, counted by its type's wire family and the outcome. */
+  /** Reads a target's balance, counted by its type's provider and the outcome. */
   private async read(t: UpstreamTarget): Promise<Balance> {
     const family = providerOf(t.type).name;
     try {

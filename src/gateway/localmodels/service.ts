@@ -5,6 +5,7 @@ import { audit, audited, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';
 import type { GatewayContext } from '../context.js';
 import { providerOf } from '../providers/index.js';
+import { ollama } from '../providers/ollama/index.js';
 import { ollamaHeaders } from '../providers/ollama/api.js';
 import { expectOk, okJson, send, upstreamAppError, upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
@@ -29,7 +30,7 @@ export class LocalModelService {
   /** The channel's target; 400 CHANNEL_NOT_OLLAMA for other types. */
   async target(id: number): Promise<UpstreamTarget> {
     const t = await this.channels.target(id);
-    if (providerOf(t.type).name !== 'ollama') throw new AppError('CHANNEL_NOT_OLLAMA');
+    if (providerOf(t.type) !== ollama) throw new AppError('CHANNEL_NOT_OLLAMA');
     return t;
   }
 

@@ -296,7 +296,7 @@ export class UpstreamUpdateService {
   }
 }
 
-/** The failure with the channel's secrets removed from its detail (the adapters scrub already; this is the last guard). */
+/** The failure with the channel's secrets removed from its detail (the providers scrub already; this is the last guard). */
 function scrubbed(e: AppError, secrets: string[]): AppError {
   const params = e.options.params;
   if (!params) return e;

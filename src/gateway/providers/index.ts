@@ -19,7 +19,7 @@ const BY_TYPE = new Map<number, Provider>(PROVIDERS.flatMap((p) => p.channelType
 const FALLBACK = openai;
 
 /**
- * Types with no test: asynchronous task APIs (Midjourney, Suno, Kling, Jimeng, Vidu, DoubaoVideo, Sora),
+ * Types no provider serves that have no test: asynchronous task APIs (Midjourney, Suno, Kling, Jimeng, Vidu, DoubaoVideo, Sora),
  * and wire protocols no provider speaks (PaLM, Baidu v1, Zhipu v3, Xunfei, AIProxyLibrary, Tencent, AWS,
  * Cohere, Dify, Cloudflare, VertexAI, Coze, Replicate): an OpenAI-style request would test nothing real.
  */
@@ -27,7 +27,7 @@ const UNTESTABLE = new Set([2, 5, 36, 50, 51, 52, 54, 55, 11, 15, 16, 18, 21, 23
 
 const BALANCES = new Map<number, BalanceReader>(PROVIDERS.flatMap((p) => Object.entries(p.balances ?? {}).map(([type, reader]) => [Number(type), reader] as const)));
 
-/** The provider of a channel type on the control plane (model lists, tests): its own family, else the OpenAI-compatible one. */
+/** The provider of a channel type on the control plane (model lists, tests): its own, else the OpenAI-compatible one. */
 export function providerOf(type: number): Provider {
   return BY_TYPE.get(type) ?? FALLBACK;
 }
@@ -38,9 +38,9 @@ export function relayProviderOf(type: number): RelayProvider | null {
   return p?.relay ? (p as RelayProvider) : null;
 }
 
-/** Whether a channel test of the type means anything. */
+/** Whether a channel test of the type means anything: a provider's own type, or one an OpenAI-style request can test. */
 export function testable(type: number): boolean {
-  return !UNTESTABLE.has(type);
+  return BY_TYPE.has(type) || !UNTESTABLE.has(type);
 }
 
 /** How a channel type's balance is read; null for types without a balance query. */

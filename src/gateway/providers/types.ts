@@ -12,19 +12,19 @@ import type { ChatBody, ChatChunk, ChatCompletion, EmbeddingsBody, EmbeddingsRes
  * upstream requests themselves; they find the provider of a channel type in the registry (index.ts).
  */
 export interface Provider {
-  /** The family's name (the `family` label of the gateway's metrics). */
-  readonly name: 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'codex';
-  /** The channel types of this family. */
+  /** The provider's name (the `family` label of the gateway's metrics). */
+  readonly name: string;
+  /** The channel types of this provider. */
   readonly channelTypes: readonly number[];
   /** The model ids the upstream offers, de-duplicated, in the upstream's order. */
   listModels(ctx: ProviderContext, t: UpstreamTarget): Promise<string[]>;
-  /** Endpoint types this family can test; the first is its default. */
+  /** Endpoint types this provider can test; the first is its default. */
   readonly endpoints: readonly EndpointType[];
   /** One minimal request ("hi", 16 tokens) to `model` on `endpoint`, streamed or not. */
   test(ctx: ProviderContext, t: UpstreamTarget, r: TestRequest): Promise<ProbeOutcome>;
   /** How the balance of a channel is read, by channel type, where the vendor has a balance API. */
   readonly balances?: Readonly<Record<number, BalanceReader>>;
-  /** The relay's calls to this family; absent when the relay sends it none (its channels are skipped). */
+  /** The relay's calls to this provider; absent when the relay sends it none (its channels are skipped). */
   readonly relay?: ProviderRelay;
 }
 
@@ -73,7 +73,7 @@ export interface ProviderRelay {
   embeddings?(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall;
   embeddingsResult?(json: unknown, model: string): EmbeddingsResult;
   /**
-   * The caller formats this family speaks itself, each with the request that sends a caller's body as it
+   * The caller formats this provider speaks itself, each with the request that sends a caller's body as it
    * came (but for the mapped model): such calls are not converted, their answers pass through.
    */
   readonly native: Readonly<Partial<Record<RelayFormat, NativeCall>>>;

@@ -52,7 +52,7 @@ export class Plan {
     return p.native[this.call.format] !== undefined;
   }
 
-  /** The upstream request for one channel: the family's format, the mapped model, the channel's parameter override. */
+  /** The upstream request for one channel: the provider's wire format, the mapped model, the channel's parameter override. */
   request(p: ProviderRelay, t: UpstreamTarget, upstreamModel: string, paramOverride: string | null): UpstreamCall {
     const { body } = this.call;
     const native = p.native[this.call.format];

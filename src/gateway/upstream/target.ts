@@ -3,7 +3,7 @@ import type { ChannelRow } from '../channels/store.js';
 import { CHANNEL_TYPES, parseInfo, splitKeys, STATUS } from '../channels/types.js';
 import { jsonObject } from '../../kit/json/object.js';
 
-/** Everything an adapter needs to talk to one upstream with one key. */
+/** Everything a provider needs to talk to one upstream with one key. */
 export interface UpstreamTarget {
   channelId: number | null;
   name: string;
@@ -16,7 +16,7 @@ export interface UpstreamTarget {
   keyIndex: number | null;
   /** Every secret of the channel (all keys, tokens inside JSON keys): scrubbed from whatever comes back. */
   secrets: string[];
-  /** header_override with `{api_key}` replaced by the key; applied after the adapter's own headers. */
+  /** header_override with `{api_key}` replaced by the key; applied after the provider's own headers. */
   headers: Record<string, string>;
   proxy?: string;
   organization: string | null;

@@ -8,10 +8,10 @@ export function openaiHeaders(t: UpstreamTarget): Record<string, string> {
   return h;
 }
 
-/** The headers a JSON body adds to a family's own. */
+/** The headers a JSON body adds to a provider's own. */
 export const JSON_HEADERS = { 'content-type': 'application/json' };
 
-/** The body of the reference's test request for the OpenAI-style endpoints (the families that serve them test with it). */
+/** The body of the reference's test request for the OpenAI-style endpoints (the providers that serve them test with it). */
 export function openaiTestBody(r: TestRequest): Record<string, unknown> {
   if (r.endpoint === 'embeddings') return { model: r.model, input: 'hello world' };
   if (r.endpoint === 'openai-response') return { model: r.model, input: 'hi', max_output_tokens: 16, stream: r.stream };

@@ -8,11 +8,11 @@ import { UpstreamPayloadError } from '../../providers/types.js';
  * goes out re-written with the billed counts.
  */
 
-function parse(line: string, family: string): unknown {
+function parse(line: string, vendor: string): unknown {
   try {
     return JSON.parse(line.slice(5));
   } catch {
-    throw new UpstreamPayloadError(`${family} sent a stream event that is not JSON`);
+    throw new UpstreamPayloadError(`${vendor} sent a stream event that is not JSON`);
   }
 }
 
@@ -21,11 +21,11 @@ function parse(line: string, family: string): unknown {
  * ending starts on a fresh event (after a cut inside an event, its blank line first, so the error's data is
  * not glued to the broken event's).
  */
-export function passThrough(read: (data: unknown) => Json | void, errorEvent: (message: string) => string, family: string) {
+export function passThrough(read: (data: unknown) => Json | void, errorEvent: (message: string) => string, vendor: string) {
   let open = false;
   return {
     line(line: string): string {
-      const rewritten = line.startsWith('data:') && line.slice(5).trim() ? read(parse(line, family)) : undefined;
+      const rewritten = line.startsWith('data:') && line.slice(5).trim() ? read(parse(line, vendor)) : undefined;
       open = line.trim() !== '';
       return rewritten ? `data: ${JSON.stringify(rewritten)}\n` : line + '\n';
     },

@@ -1,6 +1,6 @@
 import { showChatUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
-import { type ChatChunk, type ChatUsage, type Json } from '../../providers/pivot.js';
-import { UpstreamPayloadError, type StreamDecoder } from '../../providers/types.js';
+import type { ChatChunk, ChatUsage } from '../../providers/pivot.js';
+import type { StreamDecoder } from '../../providers/types.js';
 
 /**
  * Turns an upstream stream, line by line, into the caller's stream text, and watches it: whether model
@@ -53,7 +53,7 @@ function parsedText(data: string): string {
 }
 
 /**
- * An upstream stream read through its family's decoder into chat chunks, written by a caller encoder. With
+ * An upstream stream read through its provider's decoder into chat chunks, written by a caller encoder. With
  * `passRaw` (an OpenAI-style upstream and a chat caller) a plain content line, once output has begun, goes
  * out as it came without being parsed; it is parsed at the end only if the upstream never gave usage. A
  * usage chunk whose counts the relay replaces goes out with the billed ones (`shown`), re-written.

@@ -7,7 +7,7 @@ import { chatToMessages, stopReasonOf } from './answer.js';
 import { messagesToChat } from './request.js';
 import { messagesStream } from './stream.js';
 
-// The golden files in test/fixtures/relay/caller-anthropic/ are written by hand from Anthropic's documented
+// The golden files in fixtures/ are written by hand from Anthropic's documented
 // Messages formats (requests, `message` objects, the SSE event stream and its error event).
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 const text = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');

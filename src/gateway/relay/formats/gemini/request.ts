@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isObject, listOf, objectOf, stringOf } from '../../../../kit/json/object.js';
 import { contentText, type ChatBody, type ChatMessage, type Json, type ToolCall } from '../../../providers/pivot.js';
 import { RelayInputError } from '../types.js';

@@ -1,6 +1,6 @@
 import { isObject, objectOf, stringOf } from '../../../../kit/json/object.js';
 import { RelayInputError } from '../types.js';
-import { chatUsage, contentText, usageCount, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type ChatUsage, type FinishReason, type Json, type ToolCall } from '../../../providers/pivot.js';
+import { contentText, type ChatBody, type ChatMessage, type Json, type ToolCall } from '../../../providers/pivot.js';
 
 /** A Responses request (`POST /v1/responses`) as a chat request. */
 
