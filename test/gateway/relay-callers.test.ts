@@ -13,7 +13,7 @@ import { variants } from '../helpers/services.js';
  * converted through chat to OpenAI-style, Anthropic and Gemini channels, passed through natively to a
  * channel of their own family, errors before output in the caller's shape, and a stream cut after output
  * ending with the protocol-correct error event of each of the four streamed caller formats (the golden files
- * of test/fixtures/relay/caller-*). The official Anthropic SDK is one of the callers. SQLite only.
+ * of src/gateway/relay/formats/<format>/fixtures). The official Anthropic SDK is one of the callers. SQLite only.
  */
 
 const KEY = 'sk-callers-KEY-0123456789abcdef';

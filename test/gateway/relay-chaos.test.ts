@@ -28,7 +28,7 @@ import { eachDatabase, postgresWithRedis, type Variant } from '../helpers/servic
  * in its prompt): the channels tried, in order, each once; a clean answer from the last one after any number
  * of failures before output; after output began, the stream of that one channel and then the error event of
  * the caller's format, nothing else. The golden error endings are the encoders' fixtures
- * (test/fixtures/relay/caller-chat, responses, caller-anthropic, caller-gemini) driven end to end.
+ * (src/gateway/relay/formats/<format>/fixtures of chat, responses, anthropic, gemini) driven end to end.
  * CHAOS_CALLS=<n> changes the storm's size; CHAOS_DUMP=<file> writes the fakes' request log there.
  */
 

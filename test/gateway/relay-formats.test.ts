@@ -12,7 +12,7 @@ import { variants } from '../helpers/services.js';
 /**
  * Every format conversion of the relay end to end, over real HTTP: callers in Chat Completions, Responses
  * and embeddings formats, channels of each family, fake upstreams answering with the golden files the
- * converters' unit tests were written against (test/fixtures/relay/<family>/), and the official `openai`
+ * converters' unit tests were written against (src/gateway/providers/<family>/fixtures), and the official `openai`
  * SDK as the caller. Format conversion does not depend on the database: SQLite only.
  */
 
