@@ -28,6 +28,8 @@ export function apartEnv(edgeUrl: string) {
   };
 }
 
+export const SESSION_SECRET = 'blackbox-session-secret-0123456789abcdef0123';
+
 /** What every process of the product is started with: production mode, the documented switches a test needs. */
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -39,6 +41,8 @@ function baseEnv(): Record<string, string> {
   return {
     ...env,
     NODE_ENV: 'production',
+    // Required in production, by every process (the CLI's included).
+    SESSION_SECRET,
     // Generous, not off: the limiter stays in the path of every request (concurrent top-ups go through it).
     CRITICAL_RATE_LIMIT: '100000',
     PUBLIC_ADMISSION_MODE: 'controlled',
@@ -165,7 +169,7 @@ export async function startProcesses(mode: Mode): Promise<Processes> {
     if (mode === 'co-hosted') {
       const dataDir = tempDir('blackbox-');
       dirs.push(dataDir);
-      const env = { ...baseEnv(), ...listeners, DATA_DIR: dataDir, SERVICES: 'account,gateway,edge', SESSION_SECRET: 'blackbox-session-secret-0123456789abcdef0123' };
+      const env = { ...baseEnv(), ...listeners, DATA_DIR: dataDir, SERVICES: 'account,gateway,edge' };
       envOf.account = envOf.gateway = env;
       servers.push(await startServer('account+gateway+edge', env, [urls.account, urls.gateway, urls.edge]));
     } else {
@@ -174,7 +178,7 @@ export async function startProcesses(mode: Mode): Promise<Processes> {
       dirs.push(accountDir, edgeDir);
       const transport = apartEnv(urls.edge);
       const edgeEnv = { ...baseEnv(), ...listeners, ...transport.edge, DATA_DIR: edgeDir, SERVICES: 'gateway,edge' };
-      const accountEnv = { ...baseEnv(), ...listeners, ...transport.account, DATA_DIR: accountDir, SERVICES: 'account', SESSION_SECRET: 'blackbox-session-secret-0123456789abcdef0123' };
+      const accountEnv = { ...baseEnv(), ...listeners, ...transport.account, DATA_DIR: accountDir, SERVICES: 'account' };
       envOf.account = accountEnv;
       envOf.gateway = edgeEnv;
       const started = await Promise.allSettled([startServer('gateway+edge', edgeEnv, [urls.gateway, urls.edge]), startServer('account', accountEnv, [urls.account])]);

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { Browser } from '../helpers/http.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import { openaiFake, RATIOS, UPSTREAM_KEY } from '../helpers/stack.js';
-import { startProcesses, type Mode, type Processes } from './product.js';
+import { SESSION_SECRET, startProcesses, type Mode, type Processes } from './product.js';
 
 /**
  * The product set up as an operator does it, through public interfaces only: a root account user and a root
@@ -88,7 +88,7 @@ export async function startProduct(mode: Mode): Promise<Product> {
     const login = await admin.login('root', adminPassword);
     assert.equal(login.json?.success, true, `root login: ${login.text}`);
     const adminId = (await admin.get('/api/user/self')).json.data.id;
-    const secrets = new Set<string>([adminPassword, staffToken, UPSTREAM_KEY, admin.accessToken!]);
+    const secrets = new Set<string>([adminPassword, staffToken, UPSTREAM_KEY, SESSION_SECRET, admin.accessToken!]);
 
     const product: Product = {
       ...p,
