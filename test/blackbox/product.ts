@@ -149,8 +149,13 @@ export interface Processes {
   stop(): Promise<void>;
 }
 
-/** Starts the product in `mode` on fresh data directories; resolves once every listener is ready. */
-export async function startProcesses(mode: Mode): Promise<Processes> {
+type Cli = Processes['cli'];
+
+/**
+ * Starts the product in `mode` on fresh data directories; resolves once every listener is ready and
+ * `meanwhile` (CLI commands an operator runs while the server starts) is done.
+ */
+export async function startProcesses<T>(mode: Mode, meanwhile: (cli: Cli) => Promise<T>): Promise<{ processes: Processes; result: T }> {
   await ensureBuilt();
   const ports = { account: await freePort(), gateway: await freePort(), edge: await freePort() };
   const urls = { account: `http://127.0.0.1:${ports.account}`, gateway: `http://127.0.0.1:${ports.gateway}`, edge: `http://127.0.0.1:${ports.edge}` };
@@ -163,49 +168,51 @@ export async function startProcesses(mode: Mode): Promise<Processes> {
     EDGE_PORT: String(ports.edge),
   };
   const dirs: string[] = [];
-  const servers: ServerProcess[] = [];
   const envOf: Record<'account' | 'gateway', Record<string, string>> = { account: {}, gateway: {} };
-  try {
-    if (mode === 'co-hosted') {
-      const dataDir = tempDir('blackbox-');
-      dirs.push(dataDir);
-      const env = { ...baseEnv(), ...listeners, DATA_DIR: dataDir, SERVICES: 'account,gateway,edge' };
-      envOf.account = envOf.gateway = env;
-      servers.push(await startServer('account+gateway+edge', env, [urls.account, urls.gateway, urls.edge]));
-    } else {
-      const accountDir = tempDir('blackbox-account-');
-      const edgeDir = tempDir('blackbox-edge-');
-      dirs.push(accountDir, edgeDir);
-      const transport = apartEnv(urls.edge);
-      const edgeEnv = { ...baseEnv(), ...listeners, ...transport.edge, DATA_DIR: edgeDir, SERVICES: 'gateway,edge' };
-      const accountEnv = { ...baseEnv(), ...listeners, ...transport.account, DATA_DIR: accountDir, SERVICES: 'account' };
-      envOf.account = accountEnv;
-      envOf.gateway = edgeEnv;
-      const started = await Promise.allSettled([startServer('gateway+edge', edgeEnv, [urls.gateway, urls.edge]), startServer('account', accountEnv, [urls.account])]);
-      for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
-      const failed = started.find((s) => s.status === 'rejected');
-      if (failed) throw (failed as PromiseRejectedResult).reason;
-    }
-  } catch (e) {
+  const starting: [string, Record<string, string>, string[]][] = [];
+  if (mode === 'co-hosted') {
+    const dataDir = tempDir('blackbox-');
+    dirs.push(dataDir);
+    const env = { ...baseEnv(), ...listeners, DATA_DIR: dataDir, SERVICES: 'account,gateway,edge' };
+    envOf.account = envOf.gateway = env;
+    starting.push(['account+gateway+edge', env, [urls.account, urls.gateway, urls.edge]]);
+  } else {
+    const accountDir = tempDir('blackbox-account-');
+    const edgeDir = tempDir('blackbox-edge-');
+    dirs.push(accountDir, edgeDir);
+    const transport = apartEnv(urls.edge);
+    envOf.gateway = { ...baseEnv(), ...listeners, ...transport.edge, DATA_DIR: edgeDir, SERVICES: 'gateway,edge' };
+    envOf.account = { ...baseEnv(), ...listeners, ...transport.account, DATA_DIR: accountDir, SERVICES: 'account' };
+    starting.push(['gateway+edge', envOf.gateway, [urls.gateway, urls.edge]], ['account', envOf.account, [urls.account]]);
+  }
+  const cli: Cli = async (on, args, input) => {
+    const r = await run(process.execPath, ['--enable-source-maps', 'scripts/run.mjs', 'cli', ...args], envOf[on], 60_000, [], input);
+    if (r.status !== 0) throw new Error(`cli ${args.slice(0, 2).join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
+    return r.stdout;
+  };
+  const servers: ServerProcess[] = [];
+  const stop = async () => {
     for (const s of servers) await s.stop();
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-    throw e;
+  };
+  const settled = await Promise.allSettled([meanwhile(cli), ...starting.map(([name, env, ready]) => startServer(name, env, ready))]);
+  for (const s of settled.slice(1)) if (s.status === 'fulfilled') servers.push(s.value as ServerProcess);
+  const failed = settled.find((s) => s.status === 'rejected') as PromiseRejectedResult | undefined;
+  if (failed) {
+    await stop();
+    throw failed.reason;
   }
   return {
-    mode,
-    accountUrl: urls.account,
-    gatewayUrl: urls.gateway,
-    edgeUrl: urls.edge,
-    servers,
-    async cli(on, args, input) {
-      const r = await run(process.execPath, ['--enable-source-maps', 'scripts/run.mjs', 'cli', ...args], envOf[on], 60_000, [], input);
-      if (r.status !== 0) throw new Error(`cli ${args.slice(0, 2).join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-      return r.stdout;
-    },
-    output: () => servers.map((s) => s.output()).join('\n'),
-    async stop() {
-      for (const s of servers) await s.stop();
-      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    result: (settled[0] as PromiseFulfilledResult<T>).value,
+    processes: {
+      mode,
+      accountUrl: urls.account,
+      gatewayUrl: urls.gateway,
+      edgeUrl: urls.edge,
+      servers,
+      cli,
+      output: () => servers.map((s) => s.output()).join('\n'),
+      stop,
     },
   };
 }

@@ -62,19 +62,25 @@ async function gatewayCall(url: string, token: string, method: string, path: str
 
 export async function startProduct(mode: Mode): Promise<Product> {
   const up = await openaiFake();
+  const adminPassword = `root-${crypto.randomBytes(9).toString('base64url')}`;
   let p: Processes;
+  let staffToken: string;
   try {
-    p = await startProcesses(mode);
+    // The operator's CLI commands, run while the server starts: a root account user, a root staff and its token.
+    const started = await startProcesses(mode, async (cli) => {
+      const [, token] = await Promise.all([
+        cli('account', ['user', 'create', '--username', 'root', '--password', adminPassword, '--role', 'root']),
+        cli('gateway', ['staff', 'create', '--name', 'ops', '--role', 'root']).then(async () => (await cli('gateway', ['token', 'create', '--staff', 'ops'])).trim().split('\n').pop()!.trim()),
+      ]);
+      return token;
+    });
+    p = started.processes;
+    staffToken = started.result;
   } catch (e) {
     await up.close();
     throw e;
   }
   try {
-    const adminPassword = `root-${crypto.randomBytes(9).toString('base64url')}`;
-    const [, staffToken] = await Promise.all([
-      p.cli('account', ['user', 'create', '--username', 'root', '--password', adminPassword, '--role', 'root']),
-      p.cli('gateway', ['staff', 'create', '--name', 'ops', '--role', 'root']).then(async () => (await p.cli('gateway', ['token', 'create', '--staff', 'ops'])).trim().split('\n').pop()!.trim()),
-    ]);
     assert.match(staffToken, /^\S{20,}$/, 'token create prints the bearer token last');
 
     const gw = (method: string, path: string, body?: unknown) => gatewayCall(p.gatewayUrl, staffToken, method, path, body);
