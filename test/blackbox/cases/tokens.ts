@@ -60,15 +60,25 @@ export function tokenCases(product: () => Product) {
     assertMasked(list.json.data.items[0].key, key);
     for (const r of [one, list]) assert.ok(!r.text.includes(key) && !r.text.includes(key.split('.').pop()!), 'no read carries the key');
 
-    // The one showing after the create answer (new-api's dashboard copies the key with /key), then never again.
+    // The create answer, and once more the first /key after it (new-api's dashboard copies the key with /key);
+    // then never again, alone or in a batch.
     const first = await c.web.post(`/api/token/${t.id}/key`);
-    if (first.json.success) assert.equal(first.json.data.key, key);
-    else assert.equal(first.json.code, 'TOKEN_KEY_ALREADY_SHOWN', first.text);
+    assert.equal(first.json.success, true, first.text);
+    assert.equal(first.json.data.key, key);
     for (const again of [await c.web.post(`/api/token/${t.id}/key`), await c.web.post('/api/token/batch/keys', { ids: [t.id] })]) {
       assert.equal(again.json.success, false, again.text);
       assert.equal(again.json.code, 'TOKEN_KEY_ALREADY_SHOWN', again.text);
       assert.ok(!again.text.includes(key.split('.').pop()!), 'a refused reveal carries no key');
     }
+
+    // The batch reveal (POST /api/token/batch/keys): each new key once.
+    const more = [await c.web.post('/api/token/', tokenBody('batch one')), await c.web.post('/api/token/', tokenBody('batch two'))].map((r) => r.json.data);
+    for (const m of more) p.secrets.add(m.key);
+    const batch = await c.web.post('/api/token/batch/keys', { ids: more.map((m) => m.id) });
+    assert.equal(batch.json.success, true, batch.text);
+    assert.deepEqual(batch.json.data.keys, Object.fromEntries(more.map((m) => [String(m.id), m.key])));
+    const batchAgain = await c.web.post('/api/token/batch/keys', { ids: [more[1].id] });
+    assert.equal(batchAgain.json.code, 'TOKEN_KEY_ALREADY_SHOWN', batchAgain.text);
   });
 
   test('GET /api/token/ lists only the own tokens, newest first, paged; search finds by name and by the full key', async () => {
