@@ -80,14 +80,14 @@ async function ensureBuilt(): Promise<void> {
   }
 }
 
-function run(cmd: string, args: string[], env: Record<string, string>, timeout = 60_000, nodeFlags: string[] = [], input?: string) {
+function run(cmd: string, args: string[], env: Record<string, string>, timeout = 60_000, nodeFlags: string[] = []) {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(cmd, [...nodeFlags, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], timeout });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.stdin.end(input ?? '');
+    child.stdin.end();
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
@@ -143,7 +143,9 @@ export interface Processes {
   edgeUrl: string;
   servers: ServerProcess[];
   /** Runs an operator CLI command on the account's (`account`) or the gateway and edge's (`gateway`) data. */
-  cli(on: 'account' | 'gateway', args: string[], input?: string): Promise<string>;
+  cli(on: 'account' | 'gateway', args: string[], env?: Record<string, string>): Promise<string>;
+  /** The environment each side's CLI runs with. */
+  envOf: Record<'account' | 'gateway', Record<string, string>>;
   /** Every line the servers wrote. */
   output(): string;
   stop(): Promise<void>;
@@ -185,8 +187,8 @@ export async function startProcesses<T>(mode: Mode, meanwhile: (cli: Cli) => Pro
     envOf.account = { ...baseEnv(), ...listeners, ...transport.account, DATA_DIR: accountDir, SERVICES: 'account' };
     starting.push(['gateway+edge', envOf.gateway, [urls.gateway, urls.edge]], ['account', envOf.account, [urls.account]]);
   }
-  const cli: Cli = async (on, args, input) => {
-    const r = await run(process.execPath, ['--enable-source-maps', 'scripts/run.mjs', 'cli', ...args], envOf[on], 60_000, [], input);
+  const cli: Cli = async (on, args, env = {}) => {
+    const r = await run(process.execPath, ['--enable-source-maps', 'scripts/run.mjs', 'cli', ...args], { ...envOf[on], ...env }, 60_000);
     if (r.status !== 0) throw new Error(`cli ${args.slice(0, 2).join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
     return r.stdout;
   };
@@ -211,6 +213,7 @@ export async function startProcesses<T>(mode: Mode, meanwhile: (cli: Cli) => Pro
       edgeUrl: urls.edge,
       servers,
       cli,
+      envOf,
       output: () => servers.map((s) => s.output()).join('\n'),
       stop,
     },

@@ -1,6 +1,7 @@
 import { after, before, describe } from 'node:test';
 import { chargeCases } from './cases/charges.js';
 import { idorCases } from './cases/idor.js';
+import { importCases } from './cases/imported.js';
 import { refusalCases } from './cases/refusals.js';
 import { secretCases } from './cases/secrets.js';
 import { tokenCases } from './cases/tokens.js';
@@ -28,6 +29,7 @@ export function customerSuite(mode: Mode) {
     refusalCases(product);
     idorCases(product);
     topupCases(product);
+    importCases(product);
     secretCases(product);
   });
 }
