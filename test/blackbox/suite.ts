@@ -2,7 +2,7 @@ import { after, before, describe } from 'node:test';
 import { chargeCases } from './cases/charges.js';
 import { idorCases } from './cases/idor.js';
 import { importCases } from './cases/imported.js';
-import { refusalCases } from './cases/refusals.js';
+import { concurrencyCases, refusalCases } from './cases/refusals.js';
 import { secretCases } from './cases/secrets.js';
 import { tokenCases } from './cases/tokens.js';
 import { topupCases } from './cases/topup.js';
@@ -27,6 +27,7 @@ export function customerSuite(mode: Mode) {
     tokenCases(product);
     chargeCases(product);
     refusalCases(product);
+    concurrencyCases(product);
     idorCases(product);
     topupCases(product);
     importCases(product);

@@ -124,3 +124,70 @@ export function refusalCases(product: () => Product) {
     await refused(`sk-${'a1'.repeat(24)}`, 401, 'invalid_api_key');
   });
 }
+
+/** Concurrent calls against one limit: the holds never lend more than the token's remain_quota or the wallet holds. */
+export function concurrencyCases(product: () => Product) {
+  test('8 concurrent calls on a token good for one call: one is served and charged, the others are refused and not relayed', async () => {
+    const p = product();
+    const c = await p.register('burst');
+    await p.fund(c, 100_000);
+    const t = await createToken(p, c, 'one hold', { unlimited_quota: false, remain_quota: CHAT_RESERVE });
+    const upstream = p.upstreamCalls();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => p.chat(t.key)));
+    assert.equal(answers.filter((r) => r.status === 200).length, 1, answers.map((r) => `${r.status} ${r.text.slice(0, 120)}`).join('\n'));
+    for (const r of answers.filter((r) => r.status !== 200)) assert.equal(r.json?.error?.code, 'token_quota_exhausted', r.text);
+    assert.equal(p.upstreamCalls(), upstream + 1);
+    const b = await eventually(() => balanceOf(c), (x) => x.request_count === 1, 'settled');
+    assert.deepEqual(b, { quota: 100_000 - CALL_COST, used_quota: CALL_COST, request_count: 1 });
+    const after = await tokenOf(c, t.id);
+    assert.equal(after.remain_quota, CHAT_RESERVE - CALL_COST);
+    assert.equal(after.used_quota, CALL_COST);
+  });
+
+  test('8 concurrent calls on a wallet good for one call: one is served, the others get 402, the wallet never goes below zero', async () => {
+    const p = product();
+    const c = await p.register('thin');
+    await p.fund(c, CHAT_RESERVE);
+    const t = await createToken(p, c, 'unlimited');
+    const upstream = p.upstreamCalls();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => p.chat(t.key)));
+    assert.equal(answers.filter((r) => r.status === 200).length, 1, answers.map((r) => `${r.status} ${r.text.slice(0, 120)}`).join('\n'));
+    for (const r of answers.filter((r) => r.status !== 200)) assert.equal(r.json?.error?.code, 'insufficient_balance', r.text);
+    assert.equal(p.upstreamCalls(), upstream + 1);
+    const b = await eventually(() => balanceOf(c), (x) => x.request_count === 1, 'settled');
+    assert.deepEqual(b, { quota: CHAT_RESERVE - CALL_COST, used_quota: CALL_COST, request_count: 1 });
+  });
+
+  test('bad input to the customer and admin routes is refused without a 5xx and creates or moves nothing', async () => {
+    const p = product();
+    const c = await p.register('fuzzy');
+    const before = await balanceOf(c);
+    const bodies = [null, [], 'text', { name: 5 }, { name: 'x', remain_quota: 'lots' }, { name: 'x', expired_time: 1e30 }, { name: 'x', remain_quota: -1, unlimited_quota: false }, { name: 'x', allow_ips: 'not an ip' }, { name: 'x', model_limits_enabled: 'yes' }];
+    for (const body of bodies) {
+      const r = await c.web.request('POST', '/api/token/', body === null ? { raw: 'null', headers: { 'content-type': 'application/json' } } : { body });
+      assert.ok(r.status < 500, `${JSON.stringify(body)}: ${r.status} ${r.text}`);
+      assert.notEqual(r.json?.success, true, `${JSON.stringify(body)} was accepted: ${r.text}`);
+    }
+    assert.equal((await c.web.get('/api/token/')).json.data.total, 0, 'no token was created');
+    for (const [method, path, body] of [
+      ['POST', '/api/user/topup', { key: 12 }],
+      ['POST', '/api/user/topup', { key: 'x'.repeat(5000) }],
+      ['GET', '/api/token/abc', undefined],
+      ['GET', '/api/token/99999999999999999999', undefined],
+      ['GET', '/api/log/self?p=-1', undefined],
+      ['GET', '/api/log/self?start_timestamp=yesterday', undefined],
+      ['POST', '/api/token/batch', { ids: 'all' }],
+    ] as const) {
+      const r = await c.web.request(method, path, body === undefined ? {} : { body });
+      assert.ok(r.status < 500, `${method} ${path}: ${r.status} ${r.text}`);
+      assert.notEqual(r.json?.success, true, `${method} ${path}: ${r.text}`);
+    }
+    for (const body of [{ id: c.id, quota: 'much', reason: 'x' }, { id: c.id, quota: 1.5, reason: 'x' }, { id: 'me', quota: 5 }, { name: 'x', quota: -5, count: 1, expired_time: 0 }]) {
+      const path = 'count' in body ? '/api/redemption/' : '/api/user/';
+      const r = await p.admin.request('count' in body ? 'POST' : 'PUT', path, { body });
+      assert.ok(r.status < 500, `${path} ${JSON.stringify(body)}: ${r.status} ${r.text}`);
+      assert.notEqual(r.json?.success, true, `${path} ${JSON.stringify(body)}: ${r.text}`);
+    }
+    assert.deepEqual(await balanceOf(c), before);
+  });
+}
