@@ -60,6 +60,22 @@ function databaseUrl(env: Env, name: string, dataDir: string, file: string): str
   return v;
 }
 
+/** A public http(s) base URL without a trailing slash; '' when unset. */
+function publicUrl(env: Env, name: string): string {
+  const v = str(env, name, '').trim().replace(/\/+$/, '');
+  if (!v) return '';
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password) {
+    throw new ConfigError(`${name} must be an http(s) URL without query, fragment or credentials, got "${v}"`);
+  }
+  return v;
+}
+
 function origins(env: Env, name: string): string[] {
   const values = list(env, name);
   for (const o of values) {
@@ -284,6 +300,11 @@ export function loadConfig(env: Env = process.env) {
     emailVerificationEnabled: bool(env, 'EMAIL_VERIFICATION_ENABLED', false),
     /** Wallet units a new account user starts with (new-api's QuotaForNewUser; 500,000 units = 1 USD). */
     quotaForNewUser: int(env, 'QUOTA_FOR_NEW_USER', 0, 0, 500_000_000_000_000),
+    /**
+     * Where customers reach the edge (their SDKs' base URL without /v1): the account console's key snippets and
+     * playground use it. Empty: the console's own origin (a reverse proxy sends /v1 to the edge, as new-api serves both).
+     */
+    edgePublicUrl: publicUrl(env, 'EDGE_PUBLIC_URL'),
     /** Extra words (organisation, brand) a new password must not be, give or take digits and symbols. */
     passwordContextWords: list(env, 'PASSWORD_CONTEXT_WORDS'),
     sessions: {

@@ -31,6 +31,7 @@ import { EdgeAdmin } from './admin/service.js';
 import { createCustomerPort } from './customers/port.js';
 import { customerApiRoutes } from './customers/internal/routes.js';
 import { customerApiAuthenticator } from './customers/internal/workload.js';
+import { installCors } from './cors.js';
 
 /** Opens the edge database (migrated) and builds its services; used by the app, the dispatcher and the CLI. */
 export async function createEdgeContext(config: Config, runtime: Runtime, inProcessRelay?: RelayPort | null) {
@@ -96,6 +97,7 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
   const { ctx, services, close } = await createEdgeContext(config, runtime, inProcessRelay);
   const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog, renderError: renderEdgeError, ownRequestIds: true });
   app.decorate('edge', ctx);
+  installCors(app);
   let registered: ReturnType<typeof registerOperations>;
   try {
     registered = registerOperations(app, {

@@ -13,21 +13,25 @@ export interface ConsoleOptions {
   log: Logger;
   /** Public, non-secret settings the page reads at start (providers, feature switches). */
   settings?: () => Record<string, unknown>;
+  /** Origins beyond the page's own that its scripts may call (CSP connect-src), e.g. another service's API. */
+  connectOrigins?: string[];
 }
 
 // Paths of the API, the operations endpoints and the assets: never answered with the console page.
 const RESERVED = /^\/(api|assets|healthz|readyz|metrics)(\/|$|\?)/;
-const CSP = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "style-src 'self'",
-  "script-src 'self'",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "object-src 'none'",
-].join('; ');
+function contentSecurityPolicy(connectOrigins: string[]) {
+  return [
+    "default-src 'self'",
+    "img-src 'self' data:",
+    "style-src 'self'",
+    "script-src 'self'",
+    ["connect-src 'self'", ...connectOrigins].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
 
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 
@@ -44,6 +48,7 @@ export async function installConsole(app: FastifyInstance, opts: ConsoleOptions)
     return false;
   }
   const template = fs.readFileSync(indexFile, 'utf8');
+  const csp = contentSecurityPolicy(opts.connectOrigins ?? []);
   const assets = path.join(opts.dir, 'assets');
   if (fs.existsSync(assets)) {
     await app.register(fastifyStatic, {
@@ -68,7 +73,7 @@ export async function installConsole(app: FastifyInstance, opts: ConsoleOptions)
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .header('content-security-policy', CSP)
+      .header('content-security-policy', csp)
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
       .send(html);
