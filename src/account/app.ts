@@ -48,7 +48,7 @@ function routesOf(s: AccountServices): OperationImpl<any>[] {
     ...bindingRoutes(s.bindings, s.users, s.email, s.verification),
     ...socialRoutes(s.wechat, s.telegram, s.verification),
     ...dashboardRoutes(s.self, s.oauth),
-    ...userAdminRoutes(s.userAdmin),
+    ...userAdminRoutes(s.userAdmin, s.userChanges),
     ...customerRoutes(s),
   ];
 }

@@ -26,6 +26,7 @@ import { createWeChatService } from './oauth/wechat.js';
 import { createTelegramService } from './oauth/telegram.js';
 import { createSelfService } from './dashboard/self.js';
 import { createUserAdminService } from './user-admin/service.js';
+import { createUserChanges } from './user-admin/changes.js';
 import { createCustomerServices } from './customers/service.js';
 import { edgeAccess } from './customers/edge.js';
 import { createSignupGrant } from './customers/wallet/service.js';
@@ -82,7 +83,9 @@ export async function createAccountContext(config: Config, runtime: Runtime, cus
     telegram: createTelegramService(ctx, { bindings, flows, login, sessions }),
     /** The caller's own profile, display name and password (what new-api's dashboard edits). */
     self: createSelfService(ctx, sessions, customer.wallet),
-    userAdmin: createUserAdminService(ctx, { users, twoFactor, passkeys, sessions, wallet: customer.wallet }),
+    userAdmin: createUserAdminService(ctx, { users, twoFactor, passkeys, sessions, wallet: customer.wallet, tokens: customer.tokens }),
+    /** An admin's other changes of a user: create, generated password, group (user-admin/changes.ts). */
+    userChanges: createUserChanges(ctx, users),
     /** new-api's customer API: keys, usage, top-up codes, prices and wallets on the edge (customers/). */
     ...customer,
   };

@@ -73,7 +73,7 @@ eachDatabase('admin user list (AS05-AS08)', (v) => {
       assert.equal(r.status, 400, q);
       assert.equal(r.json.code, 'INVALID_PARAMETERS', q);
     }
-    for (const body of [{ id: ids.u1, action: 'delete' }, { id: 0, action: 'disable' }, { action: 'disable' }, { id: 'x', action: 'enable' }]) {
+    for (const body of [{ id: ids.u1, action: 'add_quota' }, { id: 0, action: 'disable' }, { action: 'disable' }, { id: 'x', action: 'enable' }]) {
       const r = await admin.post('/api/user/manage', body);
       assert.equal(r.json.code, 'INVALID_PARAMETERS', JSON.stringify(body));
     }
@@ -152,6 +152,6 @@ eachDatabase('admin user list (AS05-AS08)', (v) => {
 
   test('Chinese messages for the new codes', async () => {
     const r = await admin.post('/api/user/manage', { id: ids.admin, action: 'disable' }, { 'accept-language': 'zh-CN' });
-    assert.equal(r.json.message, '不能对自己执行禁用、启用、提升或降级操作');
+    assert.equal(r.json.message, '不能在此管理自己的账户');
   });
 });

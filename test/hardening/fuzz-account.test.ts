@@ -47,6 +47,7 @@ for (const variant of fuzzVariants()) {
     before(async () => {
       s = await startAccount(variant);
       const customerId = await s.createUser(USERS.customer.name, USERS.customer.password, { email: 'fuzz@example.com' });
+      const customerHash = (await s.ctx.database.db.selectFrom('users').select('password_hash').where('id', '=', customerId).executeTakeFirstOrThrow()).password_hash;
       await s.createUser(USERS.admin.name, USERS.admin.password, { role: ROLE.admin });
       await s.createUser(USERS.totp.name, USERS.totp.password);
       const totp = await enrolTotp(s, USERS.totp.name, USERS.totp.password);
@@ -87,8 +88,10 @@ for (const variant of fuzzVariants()) {
         known: { id: customerId },
         // A case may have logged the session out or revoked it: sign in again before the next operation.
         async afterOperation(op, identity) {
-          // AS08 may have disabled the known customer (the admin's manage): enable it again.
-          if (op.spec.id === 'AS08') await (s.ctx.database.db as any).updateTable('users').set({ status: USER_STATUS.enabled }).where('id', '=', customerId).execute();
+          // AS08 may have disabled or deleted the known customer and AS19 given it a new password: undo both.
+          if (op.spec.id === 'AS08' || op.spec.id === 'AS19') {
+            await (s.ctx.database.db as any).updateTable('users').set({ status: USER_STATUS.enabled, deleted_at: null, password_hash: customerHash }).where('id', '=', customerId).execute();
+          }
           if (!('login' in identity)) return;
           const who = identity as ReturnType<typeof browserIdentity>;
           const r = await who.b.get('/api/user/2fa/status');

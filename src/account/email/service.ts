@@ -26,6 +26,7 @@ const SECURITY_CHANGES: Record<string, string> = {
   passkey_deleted: 'passkey removed',
   admin_twofa_disabled: 'two-factor authentication removed by an administrator',
   admin_passkey_reset: 'passkey removed by an administrator',
+  admin_password_reset: 'password reset by an administrator',
 };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

@@ -14,7 +14,8 @@ const PURPOSE = 'reset';
 const GENERATED_LENGTH = 12;
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 
-function generatedPassword(): string {
+/** A random password of 12 characters without look-alikes (the reset without a chosen password, an admin's reset). */
+export function generatedPassword(): string {
   let out = '';
   for (let i = 0; i < GENERATED_LENGTH; i++) out += ALPHABET[crypto.randomInt(0, ALPHABET.length)];
   return out;

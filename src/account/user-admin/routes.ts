@@ -5,6 +5,8 @@ import { identityOf } from '../auth.js';
 import { userIdSchema } from '../users/routes.js';
 import { moduleErrors } from '../schemas.js';
 import { MAX_PAGE_SIZE, type UserAdminService } from './service.js';
+import type { UserChanges } from './changes.js';
+import { EDGE_ERRORS } from '../customers/edge.js';
 
 const Int = Type.Integer();
 
@@ -46,10 +48,12 @@ const search = {
   status: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
 };
 
-const MANAGE_ERRORS = [...moduleErrors.admin, 'USER_MANAGE_SELF', 'USER_ROOT_PROTECTED', 'USER_PROMOTE_ROOT_ONLY', 'USER_ALREADY_ADMIN', 'USER_ALREADY_COMMON'];
+const MANAGE_ERRORS = [...moduleErrors.admin, ...EDGE_ERRORS, 'USER_MANAGE_SELF', 'USER_ROOT_PROTECTED', 'USER_PROMOTE_ROOT_ONLY', 'USER_ALREADY_ADMIN', 'USER_ALREADY_COMMON'];
+const CHANGE_ERRORS = [...moduleErrors.admin, 'USER_MANAGE_SELF', 'USER_INPUT_INVALID'];
+const params = Type.Object({ id: userIdSchema });
 
 /** The admin user list and management (AS05–AS08, additions with new-api's paths and field names). */
-export function userAdminRoutes(userAdmin: UserAdminService) {
+export function userAdminRoutes(userAdmin: UserAdminService, changes: UserChanges) {
   return [
     implement('AS05', {
       data: UserPage,
@@ -76,10 +80,39 @@ export function userAdminRoutes(userAdmin: UserAdminService) {
       schema: {
         body: Type.Object({
           id: userIdSchema,
-          action: Type.Union([Type.Literal('disable'), Type.Literal('enable'), Type.Literal('promote'), Type.Literal('demote')]),
+          action: Type.Union([Type.Literal('disable'), Type.Literal('enable'), Type.Literal('promote'), Type.Literal('demote'), Type.Literal('delete')]),
         }),
       },
       handler: async (req) => ok(await userAdmin.manage(identityOf(req), req.body.id, req.body.action)),
+    }),
+
+    implement('AS18', {
+      data: Type.Object({ id: Int, username: Type.String(), display_name: Type.String(), role: Int }, { additionalProperties: false }),
+      errors: ['USER_CREATE_ROLE', 'USER_INPUT_INVALID', 'USERNAME_TAKEN'],
+      schema: {
+        body: Type.Object({
+          username: Type.Optional(Type.String({ maxLength: 200 })),
+          password: Type.Optional(Type.String({ maxLength: 1024 })),
+          display_name: Type.Optional(Type.String({ maxLength: 200 })),
+          role: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+        }),
+      },
+      handler: async (req) => ok(await changes.create(identityOf(req), req.body)),
+    }),
+
+    implement('AS19', {
+      data: Type.Object({ id: Int, password: Type.String({ description: 'the new password, shown in this answer only' }) }, { additionalProperties: false }),
+      errors: CHANGE_ERRORS,
+      rateLimit: ['critical'],
+      schema: { params },
+      handler: async (req) => ok(await changes.resetPassword(identityOf(req), req.params.id)),
+    }),
+
+    implement('AS20', {
+      data: Type.Object({ id: Int, group: Type.String() }, { additionalProperties: false }),
+      errors: CHANGE_ERRORS,
+      schema: { params, body: Type.Object({ group: Type.Optional(Type.String({ maxLength: 200 })) }) },
+      handler: async (req) => ok(await changes.setGroup(identityOf(req), req.params.id, req.body.group)),
     }),
   ];
 }

@@ -8,6 +8,7 @@ import type { PasskeysService } from '../passkeys/service.js';
 import type { SessionsService } from '../sessions/service.js';
 import type { CustomerBalance } from '../../contract/customer.js';
 import type { WalletService } from '../customers/wallet/service.js';
+import type { TokensService } from '../customers/tokens/service.js';
 
 const NO_BALANCE: CustomerBalance = { quota: 0, used_quota: 0, request_count: 0 };
 
@@ -15,7 +16,7 @@ const NO_BALANCE: CustomerBalance = { quota: 0, used_quota: 0, request_count: 0 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 
-export type ManageAction = 'disable' | 'enable' | 'promote' | 'demote';
+export type ManageAction = 'disable' | 'enable' | 'promote' | 'demote' | 'delete';
 
 /** A user as the admin list shows it: never a password hash, token hash, TOTP secret or passkey key. */
 function listView(u: UserRow, twofa: boolean, passkeys: number, lastLogin: number, balance: CustomerBalance) {
@@ -53,7 +54,15 @@ export function createUserAdminService(
     passkeys,
     sessions,
     wallet,
-  }: { users: UsersService; twoFactor: TwoFactorService; passkeys: PasskeysService; sessions: SessionsService; wallet: Pick<WalletService, 'balancesOf'> },
+    tokens,
+  }: {
+    users: UsersService;
+    twoFactor: TwoFactorService;
+    passkeys: PasskeysService;
+    sessions: SessionsService;
+    wallet: Pick<WalletService, 'balancesOf'>;
+    tokens: Pick<TokensService, 'removeAll'>;
+  },
 ) {
   async function views(rows: UserRow[]): Promise<AdminUserView[]> {
     const ids = rows.map((r) => Number(r.id));
@@ -84,7 +93,11 @@ export function createUserAdminService(
       return (await views([target]))[0]!;
     },
 
-    /** AS08: disable, enable, promote or demote; every change but `enable` ends the target's sessions. */
+    /**
+     * AS08: disable, enable, promote, demote or delete; every change but `enable` ends the target's sessions.
+     * `delete` is the reference's soft delete: the user's API keys on the edge are deleted first (a failure
+     * there leaves the user as it was), then the row is marked deleted.
+     */
     async manage(admin: AccountIdentity, id: number, action: ManageAction) {
       if (id === admin.userId) throw new AppError('USER_MANAGE_SELF');
       const target = await users.requireOutrank(admin, id);
@@ -107,6 +120,11 @@ export function createUserAdminService(
           if (role <= ROLE.user) throw new AppError('USER_ALREADY_COMMON');
           await users.setSecurity(id, { role: ROLE.user });
           await sessions.revokeAllOfUser(id, 'admin_demote');
+          break;
+        case 'delete':
+          if (role >= ROLE.root) throw new AppError('USER_ROOT_PROTECTED');
+          await tokens.removeAll(id);
+          if (!(await users.softDelete(id))) throw new AppError('USER_NOT_FOUND');
           break;
       }
       // The audit line of the reference's recordManageAuditFor("user.manage"): who did what to whom.

@@ -176,6 +176,30 @@ export function createUsersService(
 
     setSecurity,
 
+    /** The starting balance of a new user (QUOTA_FOR_NEW_USER): also for users an admin creates, as the reference. */
+    grantStartingBalance: (userId: number) => onSignup(userId),
+
+    /** A new password (already hashed): the auth version moves on, every session ends. */
+    async replacePassword(userId: number, passwordHash: string, reason: string) {
+      await usersStore.replacePassword(db, userId, passwordHash);
+      await sessions.invalidateUser(userId);
+      await sessions.revokeAllOfUser(userId, reason);
+      await mail.securityChanged(userId, reason);
+    },
+
+    setGroup(userId: number, group: string) {
+      return usersStore.setGroup(db, userId, group);
+    },
+
+    /** Soft delete (the reference's ManageUser `delete`): the row stays for the usage it names; sessions end. */
+    async softDelete(userId: number): Promise<boolean> {
+      const deleted = await usersStore.softDelete(db, userId, nowSeconds());
+      if (!deleted) return false;
+      await sessions.invalidateUser(userId);
+      await sessions.revokeAllOfUser(userId, 'user_deleted');
+      return true;
+    },
+
     /** Stops the user from signing in and ends every session (CLI `user disable`, AS08 `disable`). */
     async disable(userId: number, reason = 'admin_disabled') {
       await setSecurity(userId, { status: USER_STATUS.disabled });

@@ -81,6 +81,31 @@ export const usersStore = {
       .execute();
   },
 
+  /** Sets a new password hash and bumps auth_version (every session dies). */
+  async replacePassword(db: Db, id: number, hash: string) {
+    await db
+      .updateTable('users')
+      .set((eb) => ({ password_hash: hash, auth_version: eb('auth_version', '+', 1) }))
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .execute();
+  },
+
+  async setGroup(db: Db, id: number, group: string) {
+    await db.updateTable('users').set({ group }).where('id', '=', id).where('deleted_at', 'is', null).execute();
+  },
+
+  /** Marks a live user deleted and bumps auth_version; false when it was not live. */
+  async softDelete(db: Db, id: number, at: number): Promise<boolean> {
+    const r = await db
+      .updateTable('users')
+      .set((eb) => ({ deleted_at: at, auth_version: eb('auth_version', '+', 1) }))
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+
   /** Locks the user row until the transaction ends (no-op on SQLite, where writers are serialized). */
   async lock(trx: Transaction<AccountDB>, id: number, dialect: string) {
     if (dialect === 'sqlite') return;

@@ -93,6 +93,22 @@ export function createTokensService(edge: EdgeAccess) {
       return edge.run((port) => port.deleteTokens(userId, ids));
     },
 
+    /**
+     * Deletes every token of the user (a deleted user's keys stop working); 0 when this service has no edge.
+     * Reads from the first page each time: the deleted ones are gone from it.
+     */
+    async removeAll(userId: number): Promise<number> {
+      if (!edge.port) return 0;
+      let removed = 0;
+      for (;;) {
+        const page = await edge.run((port) => port.listTokens(userId, { page: 1, size: 100 }));
+        if (page.items.length === 0) return removed;
+        const deleted = await edge.run((port) => port.deleteTokens(userId, page.items.map((t) => t.id)));
+        if (deleted === 0) return removed;
+        removed += deleted;
+      }
+    },
+
     async revealKey(userId: number, id: number) {
       const keys = await edge.run((port) => port.revealKeys(userId, [id]));
       const key = keys.get(id);
