@@ -9,6 +9,7 @@ import { registerOperations, operationsOf } from '../contract/registry.js';
 import { buildOpenApi } from '../contract/openapi.js';
 import { ipBucket, principalBucket } from '../contract/buckets.js';
 import { aliasRoutes } from '../contract/coverage.js';
+import { operations } from '../contract/operations.js';
 import { dashboardPlaceholderOperations } from '../contract/dashboard-routes.js';
 import type { OperationImpl } from '../contract/types.js';
 import type { Runtime } from '../runtime.js';
@@ -119,6 +120,8 @@ function consoleSettings(config: Config, oauth: AccountServices['oauth']) {
     wechat: wechat.enabled && !!wechat.serverAddress,
     // The customers' base URL for their SDKs (key snippets, the playground); '' = this page's own origin.
     edge_url: config.edgePublicUrl,
+    // Whether the edge serves Anthropic's Messages API: the console then offers the Claude Code snippet.
+    edge_anthropic: operations.some((o) => o.deployable === 'edge' && o.method === 'POST' && o.path === '/v1/messages'),
   };
 }
 

@@ -62,7 +62,7 @@ export const operations: OperationSpec[] = [
   { id: 'AS05', name: 'users', method: 'GET', path: '/api/user/', deployable: 'account', auth: 'admin', addition: true, summary: 'List users, newest first, paged (admin)' },
   { id: 'AS06', name: 'usersSearch', method: 'GET', path: '/api/user/search', deployable: 'account', auth: 'admin', addition: true, summary: 'Search users by id, username, email or display name, with group, role and status filters (admin)' },
   { id: 'AS07', name: 'user', method: 'GET', path: '/api/user/:id', deployable: 'account', auth: 'admin', addition: true, summary: 'One user with its factors (admin who outranks the user)' },
-  { id: 'AS08', name: 'userManage', method: 'POST', path: '/api/user/manage', deployable: 'account', auth: 'admin', addition: true, summary: 'Disable, enable, promote or demote a user (admin who outranks the user; disabling ends its sessions)' },
+  { id: 'AS08', name: 'userManage', method: 'POST', path: '/api/user/manage', deployable: 'account', auth: 'admin', addition: true, summary: 'Disable, enable, promote, demote or delete (soft) a user (admin who outranks the user; every change but enable ends its sessions)' },
   // new-api's customer API (issue 30): keys, usage, top-up and prices of the account user, kept on the edge and reached through the customer port.
   { id: 'AP01', name: 'tokens', method: 'GET', path: '/api/token/', deployable: 'account', auth: 'customer', addition: true, summary: 'The caller\'s API tokens, newest first, paged; keys masked' },
   { id: 'AP02', name: 'tokenSearch', method: 'GET', path: '/api/token/search', deployable: 'account', auth: 'customer', addition: true, summary: 'Search the caller\'s API tokens by name (keyword) or key (token)' },

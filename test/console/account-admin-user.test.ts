@@ -90,7 +90,7 @@ test('account console: admin user page (A16, A18-A22), admins only', { skip }, a
     // An admin may not act on itself (outranking), shown with its code.
     await page.getByLabel('User id').fill(String(adminId));
     await page.getByRole('button', { name: 'Open' }).click();
-    await page.getByRole('alert').filter({ hasText: 'USER_OUTRANKED' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'USER_OUTRANKED' }).first().waitFor();
     await screenshot(page, 'account-admin-user');
   } finally {
     await browser.close();

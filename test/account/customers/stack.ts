@@ -47,7 +47,8 @@ export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record
   const holder: CustomerHolder = { port: null };
   let account: AccountServer;
   try {
-    account = await startAccount(v, { customers: holder, env: opts.accountEnv });
+    // The console's snippets and playground reach this edge (EDGE_PUBLIC_URL).
+    account = await startAccount(v, { customers: holder, env: { EDGE_PUBLIC_URL: st.edge.url, ...opts.accountEnv } });
   } catch (e) {
     await st.close();
     throw e;

@@ -8,6 +8,7 @@ import { api } from './session';
 import { t } from './texts';
 import { providerName } from './Sessions';
 import { UserList } from './AdminUsers';
+import { UserPanel } from './admin/UserPanel';
 
 /** The binding types A19 clears: the email address and the built-in providers. */
 const BINDING_TYPES = ['email', 'github', 'discord', 'oidc', 'linuxdo', 'wechat', 'telegram'];
@@ -35,7 +36,7 @@ function TwoFactorStats() {
   );
 }
 
-function UserActions({ id, username }: { id: number; username?: string }) {
+function UserActions({ id, username, onChanged, onGone }: { id: number; username?: string; onChanged: () => void; onGone: () => void }) {
   const [bindings, setBindings] = useState<any[] | null>(null);
   const { ask, dialog } = useConfirm();
   const heading = useRef<HTMLHeadingElement>(null);
@@ -66,6 +67,7 @@ function UserActions({ id, username }: { id: number; username?: string }) {
       <h2 id="user-title" ref={heading} tabIndex={-1}>
         {username ? t('admin_user_named', { id, username }) : t('admin_user', { id })}
       </h2>
+      <UserPanel id={id} onChanged={onChanged} onGone={onGone} />
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
       <h3>{t('bindings')}</h3>
@@ -103,10 +105,11 @@ function UserActions({ id, username }: { id: number; username?: string }) {
 export function AdminUserPage() {
   const [input, setInput] = useState('');
   const [open, setOpen] = useState<{ id: number; username?: string } | null>(null);
+  const [version, setVersion] = useState(0);
   return (
     <>
-      <UserList openId={open?.id ?? null} onOpen={(u) => setOpen({ id: u.id, username: u.username })} />
-      {open && <UserActions id={open.id} username={open.username} />}
+      <UserList openId={open?.id ?? null} version={version} onOpen={(u) => setOpen({ id: u.id, username: u.username })} />
+      {open && <UserActions id={open.id} username={open.username} onChanged={() => setVersion((v) => v + 1)} onGone={() => setOpen(null)} />}
       <section class="card" aria-labelledby="lookup-title">
         <h2 id="lookup-title">{t('admin_lookup')}</h2>
         <p class="muted">{t('admin_users_hint')}</p>

@@ -1,10 +1,14 @@
 // The admin user list (AS05 all users, AS06 search with role and status filters), newest first and paged,
-// with each user's role, status, two-factor, passkeys and last sign-in. A row opens the per-user tools of
-// AdminUser.tsx; disabling (AS08, every session of the user ends) asks first in the console's own dialog.
+// with each user's role, status, group, balance, two-factor, passkeys and last sign-in; creating a user
+// (AS35). A row opens the per-user tools of AdminUser.tsx; disabling (AS08, every session of the user ends)
+// asks first in the console's own dialog. A row offers only what the server allows (admin/powers.ts).
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, Select, formatTime, useAction, useConfirm } from '../shared/ui';
 import { api, useSession } from './session';
 import { t } from './texts';
+import { Money } from './widgets';
+import { powersOver } from './admin/powers';
+import { CreateUser } from './admin/CreateUser';
 
 const PAGE_SIZE = 10;
 const ROLES = ['1', '10', '100'];
@@ -21,6 +25,8 @@ export interface ListedUser {
   passkey_count: number;
   last_login_at: number;
   created_at: number;
+  group: string;
+  quota: number;
 }
 
 interface Filters {
@@ -31,8 +37,9 @@ interface Filters {
 
 export const roleName = (role: number) => (ROLES.includes(String(role)) ? t(`role_${role}`) : String(role));
 
-export function UserList(props: { onOpen: (u: ListedUser) => void; openId: number | null }) {
-  const me = useSession().user;
+export function UserList(props: { onOpen: (u: ListedUser) => void; openId: number | null; version: number }) {
+  const me = useSession().user!;
+  const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState<Filters>({ keyword: '', role: '', status: '' });
   const [filters, setFilters] = useState<Filters>(draft);
   const [page, setPage] = useState(1);
@@ -57,7 +64,7 @@ export function UserList(props: { onOpen: (u: ListedUser) => void; openId: numbe
         : await api.call('AS05', { query: paging });
       setData(d as any);
     });
-  useEffect(() => void load(), [page, filters]);
+  useEffect(() => void load(), [page, filters, props.version]);
 
   const manage = async (u: ListedUser, action: 'disable' | 'enable') => {
     if (action === 'disable') {
@@ -81,7 +88,12 @@ export function UserList(props: { onOpen: (u: ListedUser) => void; openId: numbe
   const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
   return (
     <section class="card" aria-labelledby="list-title">
-      <h2 id="list-title">{t('admin_list')}</h2>
+      <div class="row spread">
+        <h2 id="list-title">{t('admin_list')}</h2>
+        <button type="button" onClick={() => setCreating(true)}>
+          {t('au_create')}
+        </button>
+      </div>
       <form
         class="row"
         role="search"
@@ -111,6 +123,8 @@ export function UserList(props: { onOpen: (u: ListedUser) => void; openId: numbe
                 <th scope="col">{t('email')}</th>
                 <th scope="col">{t('admin_role')}</th>
                 <th scope="col">{t('admin_status')}</th>
+                <th scope="col">{t('pf_group')}</th>
+                <th scope="col">{t('w_balance')}</th>
                 <th scope="col">{t('twofa_short')}</th>
                 <th scope="col">{t('col_passkeys')}</th>
                 <th scope="col">{t('col_last_login')}</th>
@@ -118,7 +132,9 @@ export function UserList(props: { onOpen: (u: ListedUser) => void; openId: numbe
               </tr>
             </thead>
             <tbody>
-              {data.items.map((u) => (
+              {data.items.map((u) => {
+                const p = powersOver(me, u);
+                return (
                 <tr data-user={u.username} aria-current={props.openId === u.id ? 'true' : undefined}>
                   <td class="num">{u.id}</td>
                   <td>
@@ -130,27 +146,34 @@ export function UserList(props: { onOpen: (u: ListedUser) => void; openId: numbe
                   <td data-col="status">
                     <span class={`badge ${u.status === 1 ? 'on' : 'off'}`}>{STATUSES.includes(String(u.status)) ? t(`status_${u.status}`) : String(u.status)}</span>
                   </td>
+                  <td data-col="group">{u.group}</td>
+                  <td class="num" data-col="balance">
+                    <Money units={u.quota} />
+                  </td>
                   <td data-col="twofa">{u.twofa_enabled ? t('yes_on') : t('no_off')}</td>
                   <td class="num" data-col="passkeys">{u.passkey_count}</td>
                   <td class="small nowrap">{u.last_login_at ? formatTime(u.last_login_at) : t('never')}</td>
                   <td class="nowrap">
                     <div class="row">
-                      <button type="button" class="secondary" aria-label={t('admin_manage_user', { username: u.username })} onClick={() => props.onOpen(u)}>
-                        {t('admin_manage')}
-                      </button>
+                      {p.view && (
+                        <button type="button" class="secondary" aria-label={t('admin_manage_user', { username: u.username })} onClick={() => props.onOpen(u)}>
+                          {t('admin_manage')}
+                        </button>
+                      )}
                       {u.status === 1 ? (
-                        <button type="button" class="danger" disabled={busy || u.id === me?.id} aria-label={t('admin_disable_user', { username: u.username })} onClick={() => manage(u, 'disable')}>
+                        <button type="button" class="danger" disabled={busy || !p.disable} aria-label={t('admin_disable_user', { username: u.username })} onClick={() => manage(u, 'disable')}>
                           {t('admin_disable')}
                         </button>
                       ) : (
-                        <button type="button" disabled={busy} aria-label={t('admin_enable_user', { username: u.username })} onClick={() => manage(u, 'enable')}>
+                        <button type="button" disabled={busy || !p.enable} aria-label={t('admin_enable_user', { username: u.username })} onClick={() => manage(u, 'enable')}>
                           {t('admin_enable')}
                         </button>
                       )}
                     </div>
                   </td>
                 </tr>
-              ))}
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -167,6 +190,18 @@ export function UserList(props: { onOpen: (u: ListedUser) => void; openId: numbe
             {t('next')}
           </button>
         </div>
+      )}
+      {creating && (
+        <CreateUser
+          myRole={me.role}
+          onCancel={() => setCreating(false)}
+          onDone={(username) => {
+            setCreating(false);
+            setNotice(t('au_created', { username }));
+            setPage(1);
+            setFilters({ keyword: '', role: '', status: '' });
+          }}
+        />
       )}
       {dialog}
     </section>

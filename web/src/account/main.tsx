@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import '../shared/style.css';
+import './account.css';
 import { LangSwitch, navigate, useRoute } from '../shared/ui';
 import { useLang } from '../shared/i18n';
 import { ThemeSwitch } from '../shared/theme';
@@ -13,6 +14,14 @@ import { AdminUserPage } from './AdminUser';
 import { SessionsPage } from './Sessions';
 import { TelegramCallback } from './SocialLogin';
 import { TelegramBindResult } from './SocialBinding';
+import { KeysPage } from './keys/KeysPage';
+import { WalletPage } from './money/WalletPage';
+import { PricingPage } from './money/PricingPage';
+import { UsagePage } from './usage/UsagePage';
+import { PlaygroundPage } from './playground/PlaygroundPage';
+import { ProfilePage } from './ProfilePage';
+import { CodesPage } from './admin/CodesPage';
+import { AdminUsagePage } from './admin/AdminUsagePage';
 
 /** The account role from which the admin pages are shown (the server checks every call itself). */
 const ADMIN_ROLE = 10;
@@ -50,7 +59,15 @@ function App() {
   else if (path === '/reset' || path === '/user/reset') page = <ResetPage query={query} />;
   else if (!session.token) page = <LoginPage />;
   else if (path === '/sessions') page = <SessionsPage />;
+  else if (path === '/keys') page = <KeysPage />;
+  else if (path === '/wallet') page = <WalletPage />;
+  else if (path === '/usage') page = <UsagePage />;
+  else if (path === '/pricing') page = <PricingPage />;
+  else if (path === '/playground') page = <PlaygroundPage />;
+  else if (path === '/profile') page = <ProfilePage />;
   else if (path === '/admin/users' && admin) page = <AdminUserPage />;
+  else if (path === '/admin/codes' && admin) page = <CodesPage />;
+  else if (path === '/admin/usage' && admin) page = <AdminUsagePage query={query} />;
   else page = <SecurityPage />;
   return (
     <>
@@ -67,9 +84,22 @@ function App() {
       </header>
       {session.token && (
         <nav class="tabs" aria-label={t('title')}>
+          <Tab to="/keys" label={t('keys')} path={path} />
+          <Tab to="/wallet" label={t('wallet')} path={path} />
+          <Tab to="/usage" label={t('usage')} path={path} />
+          <Tab to="/pricing" label={t('pricing')} path={path} />
+          <Tab to="/playground" label={t('playground')} path={path} />
+          <Tab to="/profile" label={t('profile')} path={path} />
           <Tab to="/" label={t('security')} path={path} />
           <Tab to="/sessions" label={t('sessions')} path={path} />
-          {admin && <Tab to="/admin/users" label={t('admin_users')} path={path} />}
+          {admin && (
+            <>
+              <span class="tab-sep" aria-hidden="true" />
+              <Tab to="/admin/users" label={t('admin_users')} path={path} />
+              <Tab to="/admin/codes" label={t('codes')} path={path} />
+              <Tab to="/admin/usage" label={t('all_usage')} path={path} />
+            </>
+          )}
         </nav>
       )}
       <main class={session.token ? '' : 'narrow'}>{page}</main>

@@ -1,6 +1,10 @@
 import { translator } from '../shared/i18n';
+import { customerTexts } from './texts-customer';
+import { adminTexts } from './texts-admin';
 
 export const t = translator({
+  ...customerTexts,
+  ...adminTexts,
   title: { en: 'Account console', zh: '账户控制台' },
   login: { en: 'Log in', zh: '登录' },
   logout: { en: 'Log out', zh: '退出登录' },

@@ -1,0 +1,128 @@
+// The playground: a chat with a model the user may call (AS23), streamed from the edge with one of the user's
+// own keys and billed to their wallet like any call. Keys are shown once, so the user pastes a key they kept,
+// or creates a key for the playground here (AS13); the key stays in this page's memory only, never stored.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Area, ErrorBox, Field, Select, useAction } from '../../shared/ui';
+import { ApiError } from '../../shared/api';
+import { api } from '../session';
+import { count } from '../format';
+import { t } from '../texts';
+import { ChatError, streamChat, type ChatMessage, type ChatUsage } from './chat';
+
+/** The playground's key for this page's life (leaving the page forgets it; a reload too). */
+let heldKey = '';
+
+export function PlaygroundPage() {
+  const [key, setKey] = useState(heldKey);
+  const [models, setModels] = useState<string[] | null>(null);
+  const [model, setModel] = useState('');
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [draft, setDraft] = useState('');
+  const [streaming, setStreaming] = useState<string | null>(null);
+  const [usage, setUsage] = useState<ChatUsage | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const keyAction = useAction();
+  const chat = useAction();
+  useEffect(() => {
+    void api.call('AS23').then(
+      (m) => (setModels(m), setModel(m[0] ?? '')),
+      () => setModels([]),
+    );
+    return () => abort.current?.abort();
+  }, []);
+  const useKey = (k: string) => {
+    heldKey = k;
+    setKey(k);
+  };
+  const createKey = () =>
+    keyAction.run(async () => {
+      const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ');
+      const created = await api.call('AS13', { body: { name: `playground ${stamp}`, unlimited_quota: true, expired_time: -1 } });
+      useKey(created.key);
+    });
+  const send = (e: Event) => {
+    e.preventDefault();
+    const text = draft.trim();
+    if (!text || !key.trim() || !model) return;
+    const history: ChatMessage[] = [...messages, { role: 'user', content: text }];
+    setMessages(history);
+    setDraft('');
+    setUsage(null);
+    setStreaming('');
+    const controller = new AbortController();
+    abort.current = controller;
+    let answer = '';
+    void chat
+      .run(async () => {
+        try {
+          const u = await streamChat({ key: key.trim(), model, messages: history, signal: controller.signal, onText: (piece) => setStreaming((answer += piece)) });
+          setUsage(u);
+        } catch (err) {
+          if ((err as Error).name === 'AbortError') return;
+          if (err instanceof ChatError) throw new ApiError(err.message, err.code, err.status);
+          throw new Error(t('pg_unreachable'));
+        }
+      })
+      .finally(() => {
+        if (answer) setMessages([...history, { role: 'assistant', content: answer }]);
+        setStreaming(null);
+        abort.current = null;
+      });
+  };
+  const busy = streaming !== null;
+  return (
+    <section class="card" aria-labelledby="pg-title">
+      <h2 id="pg-title">{t('playground')}</h2>
+      <p class="muted">{t('pg_intro')}</p>
+      <div class="row">
+        <Field label={t('pg_key')} name="key" type="password" autocomplete="off" spellcheck={false} value={key} hint={t('pg_key_hint')} onInput={(e) => useKey(e.currentTarget.value)} />
+        <button type="button" class="secondary" disabled={keyAction.busy} onClick={createKey}>
+          {t('pg_new_key')}
+        </button>
+      </div>
+      {heldKey && keyAction.busy === false && key && <p class="muted small" data-testid="pg-key-ready">{t('pg_key_ready')}</p>}
+      <ErrorBox error={keyAction.error} />
+      {models && models.length === 0 ? (
+        <p class="muted">{t('no_models')}</p>
+      ) : (
+        <Select label={t('u_model')} name="model" value={model} onChange={(e) => setModel(e.currentTarget.value)} options={(models ?? []).map((m) => [m, m])} />
+      )}
+      <ol class="chat" aria-live="polite" aria-label={t('pg_conversation')}>
+        {messages.map((m) => (
+          <li class={`msg ${m.role}`} data-role={m.role}>
+            <span class="who">{m.role === 'user' ? t('pg_you') : t('pg_model')}</span>
+            <div class="text">{m.content}</div>
+          </li>
+        ))}
+        {streaming !== null && (
+          <li class="msg assistant" data-role="assistant" aria-busy="true">
+            <span class="who">{t('pg_model')}</span>
+            <div class="text">{streaming || '…'}</div>
+          </li>
+        )}
+      </ol>
+      {usage && (
+        <p class="muted small" data-testid="pg-usage">
+          {t('pg_usage', { input: count(usage.prompt_tokens), output: count(usage.completion_tokens) })}
+        </p>
+      )}
+      <ErrorBox error={chat.error} />
+      <form onSubmit={send}>
+        <Area label={t('pg_message')} name="message" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+        <div class="row">
+          <button type="submit" disabled={busy || !key.trim() || !model || !draft.trim()}>
+            {t('pg_send')}
+          </button>
+          {busy && (
+            <button type="button" class="secondary" onClick={() => abort.current?.abort()}>
+              {t('pg_stop')}
+            </button>
+          )}
+          <button type="button" class="secondary" disabled={busy || messages.length === 0} onClick={() => (setMessages([]), setUsage(null))}>
+            {t('pg_clear')}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
