@@ -1,6 +1,6 @@
 // The admin user list (AS05 all users, AS06 search with role and status filters), newest first and paged,
 // with each user's role, status, group, balance, two-factor, passkeys and last sign-in; creating a user
-// (AS35). A row opens the per-user tools of AdminUser.tsx; disabling (AS08, every session of the user ends)
+// (AS18). A row opens the per-user tools of AdminUser.tsx; disabling (AS08, every session of the user ends)
 // asks first in the console's own dialog. A row offers only what the server allows (admin/powers.ts).
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, Select, formatTime, useAction, useConfirm } from '../shared/ui';

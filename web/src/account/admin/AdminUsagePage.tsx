@@ -1,5 +1,5 @@
-// Every user's usage for admins: an overview of the last 7 or 30 days (AS33: calls, tokens and revenue by
-// day, top models, top users), optionally of one user, above every user's call log (AS31) with a user filter.
+// Every user's usage for admins: an overview of the last 7 or 30 days (AS16: calls, tokens and revenue by
+// day, top models, top users), optionally of one user, above every user's call log (AS14) with a user filter.
 // The Users page links here with ?username=.
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Select, useAction } from '../../shared/ui';
@@ -21,7 +21,7 @@ export function AdminUsagePage({ query }: { query: URLSearchParams }) {
   useEffect(() => {
     const { since, until } = rangeOf(range);
     void run(async () => {
-      const buckets = await api.call('AS33', { query: { start_timestamp: since, end_timestamp: until, username: username || undefined } });
+      const buckets = await api.call('AS16', { query: { start_timestamp: since, end_timestamp: until, username: username || undefined } });
       setData({ buckets, since, until });
       setModels([...new Set(buckets.map((b) => b.model_name))]);
     });

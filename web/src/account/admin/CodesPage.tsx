@@ -1,6 +1,6 @@
-// Top-up codes for admins: create a batch (AS28: name, amount in USD, count, expiry) whose keys are shown this
-// once with copy and export; the list (AS26, AS27 search) with status and who redeemed each; disable or
-// enable (AS29) and delete (AS30) after the console's own confirmation.
+// Top-up codes for admins: create a batch (AS11: name, amount in USD, count, expiry) whose keys are shown this
+// once with copy and export; the list (AS09, AS10 search) with status and who redeemed each; disable or
+// enable (AS12) and delete (AS13) after the console's own confirmation.
 import { useEffect, useState } from 'preact/hooks';
 import { CopyButton, Dialog, ErrorBox, Field, FormActions, Notice, formatTime, useAction, useConfirm } from '../../shared/ui';
 import type { TopupCode } from '../../generated/account-api';
@@ -28,7 +28,7 @@ function NewCodes(props: { onDone: (b: Batch) => void; onCancel: () => void }) {
     if (!Number.isFinite(quota) || quota < 1) return setError(new Error(t('au_amount_invalid')));
     const expires = d.expires ? (secondsOf(d.expires) ?? 0) : 0;
     void run(async () => {
-      const keys = await api.call('AS28', { body: { name: d.name.trim(), quota, count: Number(d.count), expired_time: expires } });
+      const keys = await api.call('AS11', { body: { name: d.name.trim(), quota, count: Number(d.count), expired_time: expires } });
       props.onDone({ name: d.name.trim(), quota, expires, keys });
     });
   };
@@ -89,7 +89,7 @@ export function CodesPage() {
   const load = () =>
     run(async () => {
       const query = { p: page, page_size: PAGE_SIZE };
-      const d = search ? await api.call('AS27', { query: { ...query, keyword: search } }) : await api.call('AS26', { query });
+      const d = search ? await api.call('AS10', { query: { ...query, keyword: search } }) : await api.call('AS09', { query });
       setData(d);
       // Who redeemed: the user list answers any user by id (AS06); a deleted user stays a number.
       const ids = [...new Set(d.items.map((c) => c.used_user_id).filter((id) => id > 0 && !names.has(id)))];
@@ -104,14 +104,14 @@ export function CodesPage() {
 
   const setStatus = (c: TopupCode, status: 1 | 2) =>
     run(async () => {
-      await api.call('AS29', { query: { status_only: 'true' }, body: { id: c.id, status } });
+      await api.call('AS12', { query: { status_only: 'true' }, body: { id: c.id, status } });
       setNotice(t(status === 1 ? 'c_enabled_done' : 'c_disabled_done', { name: c.name }));
       await load();
     });
   const remove = async (c: TopupCode) => {
     if (!(await ask({ title: t('c_delete_title', { name: c.name }), message: t('c_delete_text'), confirm: t('delete'), cancel: t('cancel'), danger: true }))) return;
     await run(async () => {
-      await api.call('AS30', { params: { id: c.id } });
+      await api.call('AS13', { params: { id: c.id } });
       setNotice(t('c_deleted_done', { name: c.name }));
       await load();
     });

@@ -1,4 +1,4 @@
-// Creating a user (AS35): username, display name, a first password and a role below the admin's own.
+// Creating a user (AS18): username, display name, a first password and a role below the admin's own.
 import { useState } from 'preact/hooks';
 import { Dialog, Field, FormActions, Select, useAction } from '../../shared/ui';
 import { api } from '../session';
@@ -12,7 +12,7 @@ export function CreateUser(props: { myRole: number; onDone: (username: string) =
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      const created = await api.call('AS35', { body: { username: d.username.trim(), display_name: d.display_name.trim() || undefined, password: d.password, role: Number(d.role) } });
+      const created = await api.call('AS18', { body: { username: d.username.trim(), display_name: d.display_name.trim() || undefined, password: d.password, role: Number(d.role) } });
       props.onDone(created.username);
     });
   };

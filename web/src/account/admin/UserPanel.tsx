@@ -1,5 +1,5 @@
-// One user's account for an admin: role (AS08 promote/demote), status (disable/enable), group (AS37), a
-// generated password (AS36, shown once), soft delete (AS08), the balance set or adjusted with a reason (AS34),
+// One user's account for an admin: role (AS08 promote/demote), status (disable/enable), group (AS20), a
+// generated password (AS19, shown once), soft delete (AS08), the balance set or adjusted with a reason (AS17),
 // and the way to the user's usage. Only the actions the server allows this admin are offered (powers.ts).
 import { useEffect, useState } from 'preact/hooks';
 import { CopyButton, ErrorBox, Field, Notice, Select, navigate, useAction, useConfirm } from '../../shared/ui';
@@ -31,7 +31,7 @@ function Balance({ user, onDone }: { user: PanelUser; onDone: (notice: string) =
     if (!Number.isFinite(units)) return setError(new Error(t('au_amount_invalid')));
     const quota = mode === 'add' ? user.quota + units : units;
     void run(async () => {
-      const d = await api.call('AS34', { body: { id: user.id, quota, reason: reason.trim() } });
+      const d = await api.call('AS17', { body: { id: user.id, quota, reason: reason.trim() } });
       setAmount('');
       setReason('');
       await onDone(t('au_balance_done', { username: user.username, amount: usd(d.quota) }));
@@ -101,12 +101,12 @@ export function UserPanel(props: { id: number; onChanged: () => void; onGone: ()
     });
   const resetPassword = () =>
     confirmThen(t('au_password_title', { username: user.username }), t('au_password_text'), t('au_password_btn'), async () => {
-      setPassword((await api.call('AS36', { params: { id: user.id } })).password);
+      setPassword((await api.call('AS19', { params: { id: user.id } })).password);
     });
   const saveGroup = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      await api.call('AS37', { params: { id: user.id }, body: { group: group.trim() } });
+      await api.call('AS20', { params: { id: user.id }, body: { group: group.trim() } });
       await done(t('au_group_done', { username: user.username, group: group.trim() }));
     });
   };

@@ -12,7 +12,7 @@ export function powersOver(me: Who, u: Who & { status: number }) {
   const outranks = me.role >= ROLE.root || me.role > u.role;
   const other = outranks && me.id !== u.id;
   return {
-    /** AS07 and the per-user tools (A18–A22), the balance (AS34): root also on themselves. */
+    /** AS07 and the per-user tools (A18–A22), the balance (AS17): root also on themselves. */
     view: outranks,
     balance: outranks,
     disable: other && u.status === 1 && u.role < ROLE.root,
@@ -20,7 +20,7 @@ export function powersOver(me: Who, u: Who & { status: number }) {
     promote: other && me.role >= ROLE.root && u.role < ROLE.admin,
     demote: other && u.role >= ROLE.admin && u.role < ROLE.root,
     remove: other && u.role < ROLE.root,
-    /** AS36 and AS37. */
+    /** AS19 and AS20. */
     password: other,
     group: other,
   };

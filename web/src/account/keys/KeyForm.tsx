@@ -1,5 +1,5 @@
-// Creating or editing an API key (AS13, AS14): name, expiry, a spending limit in USD or unlimited, the models
-// it may call (picked from AS23), the IPs it may be used from, and its group (AS24: the user's own).
+// Creating or editing an API key (AP05, AP06): name, expiry, a spending limit in USD or unlimited, the models
+// it may call (picked from AP29), the IPs it may be used from, and its group (AP30: the user's own).
 import { useState } from 'preact/hooks';
 import { Area, Dialog, Field, FormActions, Select, useAction } from '../../shared/ui';
 import type { CustomerToken } from '../../generated/account-api';
@@ -68,10 +68,10 @@ export function KeyForm(props: { token: CustomerToken | null; models: string[]; 
     if (typeof settings === 'string') return setError(new Error(settings));
     void run(async () => {
       if (!props.token) {
-        const created = await api.call('AS13', { body: settings as any });
+        const created = await api.call('AP05', { body: settings as any });
         props.onDone({ token: { ...created, key: '' }, secret: created.key });
       } else {
-        await api.call('AS14', { body: { id: props.token.id, ...(settings as any) } });
+        await api.call('AP06', { body: { id: props.token.id, ...(settings as any) } });
         props.onDone();
       }
     });

@@ -1,4 +1,4 @@
-// The customer's API keys (AS09–AS16): a paged list with status, spent and remaining, expiry and last use;
+// The customer's API keys (AP01–AP08): a paged list with status, spent and remaining, expiry and last use;
 // search by name; create (the key shown once, KeyShown.tsx), edit, enable/disable, delete and batch delete,
 // each destructive change confirmed in the console's own dialog.
 import { useEffect, useState } from 'preact/hooks';
@@ -31,13 +31,13 @@ export function KeysPage() {
   const load = () =>
     run(async () => {
       const query = { p: page, page_size: PAGE_SIZE };
-      setData(search ? await api.call('AS10', { query: { ...query, keyword: search } }) : await api.call('AS09', { query }));
+      setData(search ? await api.call('AP02', { query: { ...query, keyword: search } }) : await api.call('AP01', { query }));
       setSelected(new Set());
     });
   useEffect(() => void load(), [page, search, version]);
   useEffect(() => {
-    void api.call('AS23').then(setModels, () => setModels([]));
-    void api.call('AS24').then((g) => setGroup(Object.keys(g)[0] ?? ''), () => setGroup(''));
+    void api.call('AP29').then(setModels, () => setModels([]));
+    void api.call('AP30').then((g) => setGroup(Object.keys(g)[0] ?? ''), () => setGroup(''));
   }, []);
 
   const done = (created?: { token: CustomerToken; secret: string }) => {
@@ -51,14 +51,14 @@ export function KeysPage() {
   };
   const setStatus = (k: CustomerToken, status: 1 | 2) =>
     run(async () => {
-      await api.call('AS14', { query: { status_only: 'true' }, body: { id: k.id, status } });
+      await api.call('AP06', { query: { status_only: 'true' }, body: { id: k.id, status } });
       setNotice(t(status === 1 ? 'key_enabled_done' : 'key_disabled_done', { name: k.name }));
       await load();
     });
   const remove = async (k: CustomerToken) => {
     if (!(await ask({ title: t('key_delete_title', { name: k.name }), message: t('key_delete_text'), confirm: t('delete'), cancel: t('cancel'), danger: true }))) return;
     await run(async () => {
-      await api.call('AS15', { params: { id: k.id } });
+      await api.call('AP07', { params: { id: k.id } });
       setNotice(t('key_deleted_done', { name: k.name }));
       await load();
     });
@@ -67,7 +67,7 @@ export function KeysPage() {
     const ids = [...selected];
     if (!(await ask({ title: t('keys_delete_title', { n: ids.length }), message: t('key_delete_text'), confirm: t('delete'), cancel: t('cancel'), danger: true }))) return;
     await run(async () => {
-      const n = await api.call('AS16', { body: { ids } });
+      const n = await api.call('AP08', { body: { ids } });
       setNotice(t('keys_deleted_done', { n }));
       if (page > 1 && data && ids.length >= data.items.length) setPage(page - 1);
       else await load();

@@ -1,4 +1,4 @@
-// Prices of the public models (AS25) for the user's group (AS24's ratio): per 1M input and output tokens,
+// Prices of the public models (AP42) for the user's group (AP30's ratio): per 1M input and output tokens,
 // or per call, in USD; searchable. new-api's ratios: ratio 1 is $2 per 1M tokens (500,000 units = 1 USD, one
 // unit per token at ratio 1), output costs the completion ratio times input, and the group ratio multiplies all.
 import { useEffect, useState } from 'preact/hooks';
@@ -18,7 +18,7 @@ export function PricingPage() {
   const { error, run } = useAction();
   useEffect(() => {
     void run(async () => {
-      const [prices, groups] = await Promise.all([api.call('AS25'), api.call('AS24')]);
+      const [prices, groups] = await Promise.all([api.call('AP42'), api.call('AP30')]);
       const [name, g] = Object.entries(groups)[0] ?? ['default', { ratio: 1 }];
       setGroup({ name, ratio: g.ratio });
       setModels([...prices].sort((a, b) => a.model_name.localeCompare(b.model_name)));

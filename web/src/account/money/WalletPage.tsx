@@ -1,5 +1,5 @@
 // The customer's wallet: the balance in USD (units on hover), spent and calls (AS03), redeeming a top-up
-// code (AS22), and the history of top-ups, charges and adjustments (AS18, by kind, paged).
+// code (AP18), and the history of top-ups, charges and adjustments (AP10, by kind, paged).
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, Select, formatTime, useAction } from '../../shared/ui';
 import type { CustomerLog } from '../../generated/account-api';
@@ -21,7 +21,7 @@ function History({ version }: { version: number }) {
   const [page, setPage] = useState(1);
   const [data, setData] = useState<{ items: CustomerLog[]; total: number } | null>(null);
   const { busy, error, run } = useAction();
-  useEffect(() => void run(async () => setData(await api.call('AS18', { query: { p: page, page_size: PAGE_SIZE, type: Number(type) } }))), [type, page, version]);
+  useEffect(() => void run(async () => setData(await api.call('AP10', { query: { p: page, page_size: PAGE_SIZE, type: Number(type) } }))), [type, page, version]);
   const detail = (r: CustomerLog) => (r.type === 2 || r.type === 5 ? [r.model_name, r.token_name].filter(Boolean).join(' · ') : reasonOf(r.content));
   return (
     <section class="card" aria-labelledby="history-title">
@@ -75,7 +75,7 @@ export function WalletPage() {
     e.preventDefault();
     setNotice('');
     void redeem.run(async () => {
-      const added = await api.call('AS22', { body: { key: code.trim() } });
+      const added = await api.call('AP18', { body: { key: code.trim() } });
       setCode('');
       setNotice(t('w_redeemed', { amount: usd(added) }));
       await load();

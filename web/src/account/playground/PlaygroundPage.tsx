@@ -1,6 +1,6 @@
-// The playground: a chat with a model the user may call (AS23), streamed from the edge with one of the user's
+// The playground: a chat with a model the user may call (AP29), streamed from the edge with one of the user's
 // own keys and billed to their wallet like any call. Keys are shown once, so the user pastes a key they kept,
-// or creates a key for the playground here (AS13); the key stays in this page's memory only, never stored.
+// or creates a key for the playground here (AP05); the key stays in this page's memory only, never stored.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Area, ErrorBox, Field, Select, useAction } from '../../shared/ui';
 import { ApiError } from '../../shared/api';
@@ -24,7 +24,7 @@ export function PlaygroundPage() {
   const keyAction = useAction();
   const chat = useAction();
   useEffect(() => {
-    void api.call('AS23').then(
+    void api.call('AP29').then(
       (m) => (setModels(m), setModel(m[0] ?? '')),
       () => setModels([]),
     );
@@ -37,7 +37,7 @@ export function PlaygroundPage() {
   const createKey = () =>
     keyAction.run(async () => {
       const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ');
-      const created = await api.call('AS13', { body: { name: `playground ${stamp}`, unlimited_quota: true, expired_time: -1 } });
+      const created = await api.call('AP05', { body: { name: `playground ${stamp}`, unlimited_quota: true, expired_time: -1 } });
       useKey(created.key);
     });
   const send = (e: Event) => {

@@ -1,4 +1,4 @@
-// The call log (the customer's AS18, every user's AS31 for admins): filters by key, model, kind and time
+// The call log (the customer's AP10, every user's AS14 for admins): filters by key, model, kind and time
 // (and user for admins), paged, and the filtered rows as a CSV file.
 import { useEffect, useId, useState } from 'preact/hooks';
 import { ErrorBox, Field, Select, formatTime, useAction } from '../../shared/ui';
@@ -38,7 +38,7 @@ function queryOf(f: LogFilters, admin: boolean) {
 
 function fetchPage(admin: boolean, f: LogFilters, p: number, size: number) {
   const query = { ...queryOf(f, admin), p, page_size: size };
-  return admin ? api.call('AS31', { query }) : api.call('AS18', { query });
+  return admin ? api.call('AS14', { query }) : api.call('AP10', { query });
 }
 
 function csvOf(rows: CustomerLog[], admin: boolean): string {

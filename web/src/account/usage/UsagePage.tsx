@@ -1,5 +1,5 @@
-// The customer's usage: an overview of the last 7 or 30 days (AS20: cost, tokens and calls by day and by
-// model) above the call log (AS18) with its filters, paging and CSV export.
+// The customer's usage: an overview of the last 7 or 30 days (AP13: cost, tokens and calls by day and by
+// model) above the call log (AP10) with its filters, paging and CSV export.
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Select, useAction } from '../../shared/ui';
 import type { UsageBucket } from '../../generated/account-api';
@@ -28,11 +28,11 @@ export function UsagePage() {
   const { error, run } = useAction();
   useEffect(() => {
     const { since, until } = rangeOf(range);
-    void run(async () => setData({ buckets: await api.call('AS20', { query: { start_timestamp: since, end_timestamp: until } }), since, until }));
+    void run(async () => setData({ buckets: await api.call('AP13', { query: { start_timestamp: since, end_timestamp: until } }), since, until }));
   }, [range]);
   useEffect(() => {
-    void api.call('AS23').then(setModels, () => {});
-    void api.call('AS09', { query: { p: 1, page_size: 100 } }).then((d) => setKeys(d.items.map((k) => k.name)), () => {});
+    void api.call('AP29').then(setModels, () => {});
+    void api.call('AP01', { query: { p: 1, page_size: 100 } }).then((d) => setKeys(d.items.map((k) => k.name)), () => {});
   }, []);
   return (
     <>

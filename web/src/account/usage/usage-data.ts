@@ -1,4 +1,4 @@
-// Turns hourly usage buckets (AS20, AS33: one row per user, model and hour) into what the charts draw: one
+// Turns hourly usage buckets (AP13, AS16: one row per user, model and hour) into what the charts draw: one
 // value per local day for the busiest models (the rest summed as "others"), and totals by model or user.
 import type { UsageBucket } from '../../generated/account-api';
 import { dayStart, UNITS_PER_USD } from '../format';
