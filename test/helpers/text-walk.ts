@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 /** Product terms, protocols and units that stay as they are in Chinese texts. */
 export const PRODUCT_TERMS = [
   'API', 'URL', 'TOTP', 'OAuth', 'JSON', 'ID', 'Passkey', 'WebAuthn', 'HTTP', 'HTTPS', 'GitHub', 'Telegram', 'WeChat',
-  'OIDC', 'Discord', 'LinuxDO', 'USDC', 'USD', 'GPU', 'GPUs', 'CPU', 'SDK', 'CLI', 'SMTP', 'IP',
+  'OIDC', 'Discord', 'LinuxDO', 'USDC', 'USD', 'CSV', 'CIDR', 'GPU', 'GPUs', 'CPU', 'SDK', 'CLI', 'SMTP', 'IP',
   'OpenAI', 'Anthropic', 'Claude', 'Gemini', 'Azure', 'AWS', 'Ollama', 'English', 'QR', 'UTC', 'TPM',
   'RPM', 'ms', 'KB', 'MB', 'GB', 'Bearer', 'SSE', 'NVIDIA', 'Docker', 'stdout', 'stderr', 'root', 'admin',
   // LLM tokens keep their name in Chinese (Token 数); edge is the name of the deployable callers come through.
