@@ -44,7 +44,7 @@ export function KeysPage() {
     setEditing(null);
     if (created) {
       const limits = created.token.model_limits_enabled ? created.token.model_limits.split(',').filter(Boolean) : [];
-      setShown({ name: created.token.name, secret: created.secret, model: limits[0] ?? models[0] ?? 'gpt-4o' });
+      setShown({ name: created.token.name, secret: created.secret, model: limits[0] ?? models[0] ?? 'MODEL' });
       setNotice('');
     } else setNotice(t('key_saved'));
     void load();

@@ -4,13 +4,13 @@ import { useMemo, useState } from 'preact/hooks';
 import { Select } from '../../shared/ui';
 import { TimeChart } from '../../shared/TimeChart';
 import type { UsageBucket } from '../../generated/account-api';
-import { count, usd } from '../format';
+import { count, UNITS_PER_USD, usd } from '../format';
 import { t } from '../texts';
 import { Money, TableBox } from '../widgets';
 import { dailyByModel, grandTotal, METRICS, OTHERS, totalsBy, type Metric, type Total } from './usage-data';
 
 function formatMetric(m: Metric, v: number) {
-  return m === 'cost' ? usd(Math.round(v * 500_000)) : count(Math.round(v));
+  return m === 'cost' ? usd(Math.round(v * UNITS_PER_USD)) : count(Math.round(v));
 }
 
 function TotalsTable(props: { title: string; rows: Total[]; keyLabel: string; testid: string; limit?: number }) {
