@@ -131,13 +131,17 @@ async function walk(browser: Browser, v: Variant, zh: boolean) {
   const label = `${v.name}-${zh ? 'zh' : 'en'}`;
   const problems: string[] = [];
   try {
+    const last: Record<string, string> = {};
     for (const p of PAGES) {
       const page = pages[p.as]!;
       try {
-        // A fresh page: dialogs closed, the previous page unmounted (the sessions page in between).
+        // A fresh page: dialogs closed; the same path again goes through the sessions page to start anew.
         await page.keyboard.press('Escape');
-        await go(page, '/sessions');
-        await page.locator('tbody tr[data-sid]').first().waitFor();
+        if (last[p.as] === p.path) {
+          await go(page, '/sessions');
+          await page.locator('tbody tr[data-sid]').first().waitFor();
+        }
+        last[p.as] = p.path;
         await go(page, p.path);
         await page.locator(p.ready).first().waitFor({ state: 'attached' });
         await p.setup?.(page, zh);
