@@ -6,6 +6,7 @@ import { browserSkip, launch, screenshot } from '../helpers/browser.js';
 import type { Browser as HttpBrowser } from '../helpers/http.js';
 import { CHAT_COST } from '../helpers/stack.js';
 import { chat, startCustomerStack, type CustomerStack } from '../account/customers/stack.js';
+import { operations } from '../../src/contract/operations.js';
 
 // The customer's pages of the account console against the account service with the edge co-hosted (a
 // gateway and a fake OpenAI upstream behind it): API keys (create with every setting, the key shown once with
@@ -74,6 +75,14 @@ test('account console: API keys — create with settings, shown once with snippe
     await shown.getByRole('button', { name: 'OpenAI SDK (Python)' }).click();
     assert.ok((await snippet.innerText()).includes(`OpenAI(base_url="${c.st.edge.url}/v1", api_key="${secret}")`));
     assert.match(await snippet.innerText(), /model="gpt-4o"/);
+    // Claude Code's snippet is offered exactly when the edge serves Anthropic's Messages API.
+    const anthropic = operations.some((o) => o.deployable === 'edge' && o.method === 'POST' && o.path === '/v1/messages');
+    assert.equal(JSON.parse((await page.locator('#console-settings').textContent())!).edge_anthropic, anthropic);
+    assert.equal(await shown.getByRole('button', { name: 'Claude Code / Anthropic SDK' }).count(), anthropic ? 1 : 0);
+    if (anthropic) {
+      await shown.getByRole('button', { name: 'Claude Code / Anthropic SDK' }).click();
+      assert.ok((await snippet.innerText()).includes(`export ANTHROPIC_BASE_URL=${c.st.edge.url}\nexport ANTHROPIC_AUTH_TOKEN=${secret}`));
+    }
     await shown.getByRole('button', { name: 'Copy', exact: true }).click();
     await shown.getByText(/^(Copied|Copy failed)/).waitFor();
     await screenshot(page, 'account-key-created');
