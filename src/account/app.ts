@@ -1,4 +1,5 @@
 import cookie from '@fastify/cookie';
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.js';
 import { createHttpApp } from '../kit/http/app.js';
 import { installOpsEndpoints } from '../kit/http/ops-endpoints.js';
@@ -66,6 +67,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime, customer
   await app.register(cookie);
   app.decorate('account', ctx);
   const rl = config.rateLimit;
+  const userKey = (req: FastifyRequest) => (req.accountIdentity ? String(req.accountIdentity.userId) : null);
   const registered = registerOperations(app, {
     deployable: 'account',
     implementations: routesOf(services),
@@ -78,9 +80,9 @@ export async function buildAccountApp(config: Config, runtime: Runtime, customer
       critical: ipBucket(ctx.limiter, 'critical', rl.critical, rl.criticalDuration, rl.criticalEnabled),
       refresh: ipBucket(ctx.limiter, 'refresh', rl.refresh, rl.refreshDuration, rl.criticalEnabled),
       // Per user: step-up and second-factor routes (one account, many IPs).
-      security: principalBucket(ctx.limiter, 'security', config.securityRateLimit, config.securityRateLimitDuration, (req) =>
-        req.accountIdentity ? String(req.accountIdentity.userId) : null,
-      ),
+      security: principalBucket(ctx.limiter, 'security', config.securityRateLimit, config.securityRateLimitDuration, userKey),
+      // Per user, apart: reads of the factor state, which a profile page calls several times per load.
+      security_read: principalBucket(ctx.limiter, 'security_read', config.securityReadRateLimit, config.securityReadRateLimitDuration, userKey),
     },
   });
   installOpsEndpoints(app, {

@@ -79,7 +79,8 @@ export const OAuthCallbackResult = Type.Union([
 ]);
 
 /** Two-factor setup begun (A15): the secret, its QR code and the backup codes, until A14 confirms them. */
-export const TwoFactorSetup = Type.Object({ secret: Str, otpauth_uri: Str, qr_code_data: Str, backup_codes: Type.Array(Str), flow_token: Str, expires_at: Int });
+/** A15: `qr_code_data` is the text of the QR code (the otpauth URI, as the reference sends it); `qr_code_image` a PNG of it. */
+export const TwoFactorSetup = Type.Object({ secret: Str, otpauth_uri: Str, qr_code_data: Str, qr_code_image: Str, backup_codes: Type.Array(Str), flow_token: Str, expires_at: Int });
 
 /** The verification methods of a scope (A48; also the `data` of a refused proof). */
 export const VerificationMethods = Type.Object(

@@ -8,7 +8,8 @@ export type ProofVerifier = Pick<VerificationService, 'verifyProof'>;
 /**
  * Requires a step-up security proof for `scope` (SPEC name: AccountBind, AccountUnbind, TwoFASetup, ...)
  * bound to `context`, taken from the X-Security-Proof header; checks and consumes it, or throws the 403
- * SECURITY_PROOF_* codes.
+ * SECURITY_PROOF_* codes. Without the header, a recent sign-in counts for the scopes that add a factor, and
+ * `sent.code` (the request's TOTP code) for the scopes of CODE_PROOF_SCOPES (verification/scopes.ts).
  */
 export async function requireSecurityProof(
   verifier: ProofVerifier,
@@ -16,8 +17,9 @@ export async function requireSecurityProof(
   identity: AccountIdentity,
   scope: string,
   context: Record<string, unknown> = {},
+  sent: { code?: string } = {},
 ) {
   const header = req.headers['x-security-proof'];
   const token = typeof header === 'string' && header.trim() ? header.trim() : undefined;
-  return verifier.verifyProof(identity, scope, context, token);
+  return verifier.verifyProof(identity, scope, context, token, sent);
 }

@@ -335,6 +335,11 @@ export function loadConfig(env: Env = process.env) {
     systemName: str(env, 'SYSTEM_NAME', 'New API'),
     securityRateLimit: int(env, 'SECURITY_RATE_LIMIT', 30, 1),
     securityRateLimitDuration: int(env, 'SECURITY_RATE_LIMIT_DURATION', 300, 1),
+    /** Reads of the second-factor state (A17, A34, A48): their own per-user budget, apart from the verifying routes'. */
+    securityReadRateLimit: int(env, 'SECURITY_READ_RATE_LIMIT', 300, 1),
+    securityReadRateLimitDuration: int(env, 'SECURITY_READ_RATE_LIMIT_DURATION', 300, 1),
+    /** How long after its sign-in a session may add a factor of a kind the user lacks without a proof (A15, A37; GitHub's sudo mode); 0 = never. */
+    securityRecentLoginSeconds: int(env, 'SECURITY_RECENT_LOGIN_SECONDS', 300, 0, 900),
     passkey: passkeyConfig(env),
     /** Mail, email codes, password reset, OAuth/WeChat/Telegram providers (src/config/mail-oauth.ts). */
     mailOAuth: loadMailOAuthConfig(env),

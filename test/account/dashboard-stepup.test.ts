@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
-import { codeAt, enrolTotp } from './twofactor-helpers.js';
+import { codeAt, endRecentLogin, enrolTotp } from './twofactor-helpers.js';
 
-// new-api's dashboard calls two-factor setup, backup codes and passkey registration without a proof: the
-// step-up stays (403 SECURITY_PROOF_REQUIRED), and the refusal says how to get the proof (A48's answer).
+// new-api's dashboard calls two-factor setup, backup codes and passkey registration without a proof: past
+// the recent-login window (test/account/recent-login.test.ts) the step-up stays (403
+// SECURITY_PROOF_REQUIRED), and the refusal says how to get the proof (A48's answer).
 
 eachDatabase('step-up refusals that say how to recover (A15, A12, A37)', (v) => {
   let s: AccountServer;
@@ -15,9 +16,10 @@ eachDatabase('step-up refusals that say how to recover (A15, A12, A37)', (v) => 
   after(() => s.close());
 
   test('A15 without a proof: 403 with the scope and methods of A48; following them sets up two-factor', async () => {
-    await s.createUser('su1', 'su1 password!');
+    const uid = await s.createUser('su1', 'su1 password!');
     const b = s.browser();
     await b.login('su1', 'su1 password!');
+    await endRecentLogin(s, uid);
     const refused = await b.post('/api/user/2fa/setup');
     assert.equal(refused.status, 403);
     assert.equal(refused.json.code, 'SECURITY_PROOF_REQUIRED');
@@ -43,8 +45,9 @@ eachDatabase('step-up refusals that say how to recover (A15, A12, A37)', (v) => 
   });
 
   test('A12 of a TOTP user lists the 2fa method; A37 with no body at all is the step-up refusal, not a 400', async () => {
-    await s.createUser('su2', 'su2 password!');
+    const uid = await s.createUser('su2', 'su2 password!');
     const { b } = await enrolTotp(s, 'su2', 'su2 password!');
+    await endRecentLogin(s, uid);
     const codes = await b.post('/api/user/2fa/backup_codes');
     assert.equal(codes.status, 403);
     assert.equal(codes.json.code, 'SECURITY_PROOF_REQUIRED');

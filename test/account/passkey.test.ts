@@ -21,7 +21,8 @@ test('passkey configuration is validated', () => {
 eachDatabase('passkeys (A22, A28, A29, A33-A40)', (v) => {
   let s: AccountServer;
   before(async () => {
-    s = await startAccount(v, { env: PASSKEY_ENV });
+    // SPEC's step-up alone: no recent-login window (test/account/recent-login.test.ts covers it).
+    s = await startAccount(v, { env: { ...PASSKEY_ENV, SECURITY_RECENT_LOGIN_SECONDS: '0' } });
   });
   after(() => s.close());
 

@@ -34,3 +34,13 @@ export async function enrolTotp(s: AccountServer, username: string, password: st
   b.accessToken = enable.json.data.access_token;
   return { b, secret: secret as string, backupCodes: backup_codes as string[], setup: setup.json.data };
 }
+
+/** Moves the sign-in of every session of the user back past the recent-login window (test arrangement: time passing). */
+export async function endRecentLogin(s: AccountServer, userId: number) {
+  const back = s.ctx.config.securityRecentLoginSeconds + 1;
+  await s.ctx.database.db
+    .updateTable('user_sessions')
+    .set((eb) => ({ created_at: eb('created_at', '-', back) }))
+    .where('user_id', '=', userId)
+    .execute();
+}

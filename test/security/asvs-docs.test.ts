@@ -33,6 +33,7 @@ test('ASVS 6.1.1 anti-automation controls are documented with the configured def
   assert.equal(documentedDefault(text, 'AUTH_REFRESH_RATE_LIMIT'), String(rl.refresh));
   assert.equal(documentedDefault(text, 'SECURITY_RATE_LIMIT'), String(defaults.securityRateLimit));
   assert.equal(documentedDefault(text, 'SECURITY_RATE_LIMIT_DURATION'), String(defaults.securityRateLimitDuration));
+  assert.equal(documentedDefault(text, 'SECURITY_READ_RATE_LIMIT'), String(defaults.securityReadRateLimit));
   assert.ok(text.includes(`locks after ${MAX_FAILED_ATTEMPTS} wrong codes for ${LOCK_SECONDS} s`), 'TOTP lockout');
   assert.ok(text.includes(`die after ${CODE_MAX_ATTEMPTS} wrong guesses`), 'email code attempts');
   assert.match(text, /malicious lockout/);

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
-import { codeAt, enrolTotp, passwordProof } from '../account/twofactor-helpers.js';
+import { codeAt, endRecentLogin, enrolTotp, passwordProof } from '../account/twofactor-helpers.js';
 import { USER_STATUS } from '../../src/account/db.js';
 import { registerAccountCommands } from '../../src/account/cli.js';
 import { runCli } from '../helpers/cli.js';
@@ -173,9 +173,12 @@ eachDatabase('ASVS V7 session management', (v) => {
     assert.equal(await works(b), false);
   });
 
-  test('ASVS 7.5.1 second-factor and binding changes need a fresh proof', async () => {
-    await s.createUser('stepper', PASSWORD);
+  test('ASVS 7.5.1 second-factor and binding changes need a fresh proof (or, to add a factor, a sign-in of the last minutes)', async () => {
+    const uid = await s.createUser('stepper', PASSWORD);
     const b = await device('stepper');
+    // A binding needs the proof even right after the sign-in; adding a factor only past the recent-login window.
+    assert.equal((await b.post('/api/oauth/email/bind/start', { email: 'stepper@example.com' })).status, 403);
+    await endRecentLogin(s, uid);
     const noProof = await b.post('/api/user/2fa/setup', {});
     assert.equal(noProof.status, 403, noProof.text);
     const wrongScope = await passwordProof(b, PASSWORD, 'passkey.register');

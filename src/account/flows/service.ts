@@ -29,6 +29,9 @@ export interface Flow<P = Record<string, unknown>> {
   expiresAt: number;
 }
 
+/** A flow named by its stored hash instead of its token (FlowsService.refOf, latestOfSession). */
+export type FlowRef = string & { readonly __flowRef: unique symbol };
+
 export interface CreateFlow<P> {
   purpose: FlowPurpose;
   ttlSeconds: number;
@@ -63,6 +66,26 @@ export function createFlowsService(ctx: AccountContext) {
     };
   }
 
+  /** A flow's reference (the HMAC of its token, as stored); null for a token that cannot be one. */
+  function refOf(token: string | undefined): FlowRef | null {
+    return !token || token.length > 128 ? null : (hashOf(token) as FlowRef);
+  }
+
+  async function peekRef<P>(ref: FlowRef | null, purpose: FlowPurpose): Promise<Flow<P> | null> {
+    if (!ref) return null;
+    const row = await flowsStore.byHash(db, ref);
+    if (!row || row.purpose !== purpose || row.consumed_at !== null || Number(row.expires_at) <= nowSeconds()) return null;
+    return toFlow<P>(row);
+  }
+
+  async function consumeRef<P>(ref: FlowRef | null, purpose: FlowPurpose): Promise<Flow<P> | null> {
+    if (!ref) return null;
+    const row = await flowsStore.byHash(db, ref);
+    if (!row || row.purpose !== purpose) return null;
+    if (!(await flowsStore.consume(db, ref, purpose, nowSeconds()))) return null;
+    return toFlow<P>(row);
+  }
+
   return {
     async create<P extends object>(input: CreateFlow<P>): Promise<{ token: string; expiresAt: number }> {
       const token = randomToken(32);
@@ -86,25 +109,36 @@ export function createFlowsService(ctx: AccountContext) {
 
     /** The live flow for this token and purpose, without consuming it; null if unknown, used, expired or another purpose. */
     async peek<P = Record<string, unknown>>(token: string | undefined, purpose: FlowPurpose): Promise<Flow<P> | null> {
-      if (!token || token.length > 128) return null;
-      const row = await flowsStore.byHash(db, hashOf(token));
-      if (!row || row.purpose !== purpose || row.consumed_at !== null || Number(row.expires_at) <= nowSeconds()) return null;
-      return toFlow<P>(row);
+      return peekRef<P>(refOf(token), purpose);
     },
 
     /** Consumes the flow atomically: of concurrent callers exactly one gets it; null for everyone else. */
     async consume<P = Record<string, unknown>>(token: string | undefined, purpose: FlowPurpose): Promise<Flow<P> | null> {
-      if (!token || token.length > 128) return null;
-      const hash = hashOf(token);
-      const row = await flowsStore.byHash(db, hash);
-      if (!row || row.purpose !== purpose) return null;
-      if (!(await flowsStore.consume(db, hash, purpose, nowSeconds()))) return null;
-      return toFlow<P>(row);
+      return consumeRef<P>(refOf(token), purpose);
     },
 
     /** Counts a failed attempt on the flow; returns the new count. */
     addAttempt(token: string): Promise<number> {
       return flowsStore.addAttempt(db, hashOf(token));
+    },
+
+    refOf,
+    peekRef,
+    consumeRef,
+    addAttemptRef: (ref: FlowRef) => flowsStore.addAttempt(db, ref),
+
+    /** Ends the live flows of `purpose` that this session began (a new one replaces them). */
+    endLiveOfSession(purpose: FlowPurpose, userId: number, sessionId: string) {
+      return flowsStore.endLive(db, purpose, userId, sessionId, nowSeconds());
+    },
+
+    /**
+     * The newest live flow of `purpose` that this session began, as a reference used in place of its token
+     * (for a client that does not send the token back; the flow stays bound to the session).
+     */
+    async latestOfSession(purpose: FlowPurpose, userId: number, sessionId: string): Promise<FlowRef | null> {
+      const hash = await flowsStore.latestLive(db, purpose, userId, sessionId, nowSeconds());
+      return (hash ?? null) as FlowRef | null;
     },
 
     updatePayload(token: string, payload: object) {

@@ -28,6 +28,36 @@ export const flowsStore = {
     return Number(r.numUpdatedRows) === 1;
   },
 
+  /** The hash of the newest unconsumed, unexpired flow of this purpose, user and session. */
+  async latestLive(db: Db, purpose: string, userId: number, sessionId: string, now: number): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('auth_flows')
+      .select('token_hash')
+      .where('purpose', '=', purpose)
+      .where('user_id', '=', userId)
+      .where('session_id', '=', sessionId)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .orderBy('token_hash')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.token_hash;
+  },
+
+  /** Marks every live flow of this purpose, user and session consumed. */
+  async endLive(db: Db, purpose: string, userId: number, sessionId: string, now: number) {
+    await db
+      .updateTable('auth_flows')
+      .set({ consumed_at: now })
+      .where('purpose', '=', purpose)
+      .where('user_id', '=', userId)
+      .where('session_id', '=', sessionId)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .execute();
+  },
+
   /** Adds one failed attempt and returns the new count. */
   async addAttempt(db: Db, hash: string): Promise<number> {
     const row = await updateReturning<{ attempts: number }>(db, 'auth_flows', (q) => q.where('token_hash', '=', hash), (eb) => ({ attempts: eb('attempts', '+', 1) }), ['attempts']);

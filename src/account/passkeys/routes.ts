@@ -20,7 +20,7 @@ export function passkeyRoutes(passkeys: PasskeysService, verification: ProofVeri
     implement('A34', {
       data: Type.Object({ enabled: Type.Boolean(), last_used_at: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) }),
       errors: moduleErrors.passkeys,
-      rateLimit: ['security'],
+      rateLimit: ['security_read'],
       handler: async (req) => ok(await passkeys.status(identityOf(req).userId)),
     }),
 

@@ -73,7 +73,7 @@ export function createPasskeysService(
       const existing = await passkeyStore.byUser(db, identity.userId);
       const options = await webauthn.registrationOptions(cfg, { id: Number(user.id), username: user.username, display_name: user.display_name }, existing);
       const flow = await ceremony('passkey_register', { challenge: options.challenge, uv: identity.authVersion }, identity);
-      return { options, flow_token: flow.token, expires_at: flow.expiresAt };
+      return { options: webauthn.withPublicKey(options), flow_token: flow.token, expires_at: flow.expiresAt };
     },
 
     /** A38: stores the credential (replacing an earlier one: one passkey per user) and rotates authority. */
@@ -134,7 +134,7 @@ export function createPasskeysService(
       const rpId = webauthn.rpIdFor(cfg, rpHint);
       const options = await webauthn.assertionOptions(cfg);
       const flow = await ceremony('passkey_login', { challenge: options.challenge });
-      return { options, rp_ids: [rpId], flow_token: flow.token, expires_at: flow.expiresAt };
+      return { options: webauthn.withPublicKey(options), rp_ids: [rpId], flow_token: flow.token, expires_at: flow.expiresAt };
     },
 
     /** A36: the passkey counts as both factors; the session is created directly. */
@@ -162,7 +162,7 @@ export function createPasskeysService(
       if (!credential) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
       const options = await webauthn.assertionOptions(cfg, credential);
       const flow = await ceremony('login_passkey', { challenge: options.challenge, link: sha256(loginFlowToken) });
-      return { flow_token: flow.token, expires_at: flow.expiresAt, options, rp_ids: [rpId] };
+      return { flow_token: flow.token, expires_at: flow.expiresAt, options: webauthn.withPublicKey(options), rp_ids: [rpId] };
     },
 
     /** A29: finishes the login flow with the passkey and returns the session. */
@@ -187,7 +187,7 @@ export function createPasskeysService(
       if (!option?.available) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
       const options = await webauthn.assertionOptions(cfg, await credentialOf(identity.userId));
       const flow = await ceremony('passkey_step_up', { challenge: options.challenge, uv: identity.authVersion, scope, context }, identity);
-      return { flow_token: flow.token, expires_at: flow.expiresAt, options, rp_ids: [rpId] };
+      return { flow_token: flow.token, expires_at: flow.expiresAt, options: webauthn.withPublicKey(options), rp_ids: [rpId] };
     },
 
     /** A40: the assertion passed, a security proof for the scope of A39. */

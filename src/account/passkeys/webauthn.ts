@@ -49,6 +49,14 @@ export function assertionOptions(cfg: PasskeyConfig, credential?: PasskeyRow) {
   });
 }
 
+/**
+ * A ceremony's options as sent: the browser's JSON options, and beside them the same under `publicKey`
+ * (go-webauthn's wrapper, which new-api's dashboard reads as `options.publicKey`).
+ */
+export function withPublicKey<T extends object>(options: T): T & { publicKey: T } {
+  return { ...options, publicKey: options };
+}
+
 function splitTransports(t: string): any[] {
   return t ? t.split(',') : [];
 }

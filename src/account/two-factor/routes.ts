@@ -31,7 +31,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, verification: Proof
       errors: moduleErrors.twoFactor,
       rateLimit: ['security'],
       noStore: true,
-      schema: { body: Type.Object({ code: Type.String({ maxLength: 32 }), flow_token: Type.String({ maxLength: 128 }) }) },
+      schema: { body: Type.Object({ code: Type.String({ maxLength: 32 }), flow_token: Type.Optional(Type.String({ maxLength: 128 })) }) },
       handler: async (req) => {
         const rotation = await twoFactor.enable(identityOf(req), req.body.flow_token, req.body.code);
         return ok(rotation, 'Two-factor authentication enabled');
@@ -47,7 +47,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, verification: Proof
       handler: async (req) => {
         const identity = identityOf(req);
         if (!(await twoFactor.state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
-        await requireSecurityProof(verification, req, identity, 'TwoFADisable');
+        await requireSecurityProof(verification, req, identity, 'TwoFADisable', {}, { code: req.body?.code });
         return ok(await twoFactor.disable(identity), 'Two-factor authentication disabled');
       },
     }),
@@ -57,10 +57,12 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, verification: Proof
       errors: moduleErrors.twoFactor,
       rateLimit: ['security'],
       noStore: true,
+      schema: { body: Type.Optional(Type.Object({ code: Type.Optional(Type.String({ maxLength: 32 })) })) },
+      bodyMayBeAbsent: true,
       handler: async (req) => {
         const identity = identityOf(req);
         if (!(await twoFactor.state(identity.userId)).enabled) throw new AppError('TWOFA_NOT_ENABLED');
-        await requireSecurityProof(verification, req, identity, 'TwoFABackupCodes');
+        await requireSecurityProof(verification, req, identity, 'TwoFABackupCodes', {}, { code: req.body?.code });
         return ok(await twoFactor.regenerateBackupCodes(identity));
       },
     }),
@@ -68,7 +70,7 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, verification: Proof
     implement('A17', {
       data: Type.Object({ enabled: Type.Boolean(), locked: Type.Boolean(), backup_codes_remaining: Type.Optional(Type.Integer()) }),
       errors: moduleErrors.twoFactor,
-      rateLimit: ['security'],
+      rateLimit: ['security_read'],
       handler: async (req) => ok(await twoFactor.status(identityOf(req).userId)),
     }),
 

@@ -115,6 +115,8 @@ export function createTwoFactorService(
       const secret = newTotpSecret();
       const uri = totpUri(secret, ctx.config.totpIssuer, user.username);
       const { codes, hashes } = newCodes(identity.userId);
+      // One enrolment per session at a time: A14 without a flow token takes the session's live one.
+      await flows.endLiveOfSession('2fa_setup', identity.userId, identity.sid);
       const flow = await flows.create<SetupPayload>({
         purpose: '2fa_setup',
         ttlSeconds: SETUP_TTL_SECONDS,
@@ -125,24 +127,30 @@ export function createTwoFactorService(
       return {
         secret,
         otpauth_uri: uri,
-        qr_code_data: await QRCode.toDataURL(uri),
+        qr_code_data: uri,
+        qr_code_image: await QRCode.toDataURL(uri),
         backup_codes: codes,
         flow_token: flow.token,
         expires_at: flow.expiresAt,
       };
     },
 
-    /** A14: the first valid code enables the factor; rotates the session authority. */
-    async enable(identity: AccountIdentity, flowToken: string, code: string) {
-      const flow = await flows.peek<SetupPayload>(flowToken, '2fa_setup');
-      if (!flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid) throw new AppError('TWOFA_SETUP_INVALID');
+    /**
+     * A14: the first valid code enables the factor; rotates the session authority. Without a flow token
+     * (new-api's dashboard sends only the code) the session's live enrolment is the one.
+     */
+    async enable(identity: AccountIdentity, flowToken: string | undefined, code: string) {
+      if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
+      const ref = flowToken ? flows.refOf(flowToken) : await flows.latestOfSession('2fa_setup', identity.userId, identity.sid);
+      const flow = await flows.peekRef<SetupPayload>(ref, '2fa_setup');
+      if (!ref || !flow || flow.userId !== identity.userId || flow.sessionId !== identity.sid) throw new AppError('TWOFA_SETUP_INVALID');
       const input = classifyCode(code);
       const step = input.kind === 'totp' ? matchTotpStep(openSecret(identity.userId, flow.payload.secret_sealed), input.value) : null;
       if (step === null) {
-        if ((await flows.addAttempt(flowToken)) >= MAX_FAILED_ATTEMPTS) await flows.consume(flowToken, '2fa_setup');
+        if ((await flows.addAttemptRef(ref)) >= MAX_FAILED_ATTEMPTS) await flows.consumeRef(ref, '2fa_setup');
         throw new AppError('TWOFA_CODE_INVALID');
       }
-      if (!(await flows.consume(flowToken, '2fa_setup'))) throw new AppError('TWOFA_SETUP_INVALID');
+      if (!(await flows.consumeRef(ref, '2fa_setup'))) throw new AppError('TWOFA_SETUP_INVALID');
       await db.transaction().execute(async (trx) => {
         if (await twoFactorStore.byUser(trx, identity.userId, dialect)) throw new AppError('TWOFA_ALREADY_ENABLED');
         const now = nowSeconds();

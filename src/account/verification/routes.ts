@@ -87,7 +87,7 @@ export function verificationRoutes(verification: VerificationService) {
     implement('A48', {
       data: VerificationMethods,
       errors: moduleErrors.verification,
-      rateLimit: ['security'],
+      rateLimit: ['security_read'],
       schema: { querystring: Type.Object({ scope: Type.Optional(Type.String({ maxLength: 64 })) }) },
       handler: async (req) => ok(await verification.methods(identityOf(req), req.query.scope)),
     }),

@@ -30,6 +30,16 @@ export const FALLBACK_SCOPES = new Set<WireScope>([
   'account.binding.unbind',
 ]);
 
+/**
+ * Scopes that add a factor: within SECURITY_RECENT_LOGIN_SECONDS of its sign-in a session passes them without
+ * a proof while the user lacks that kind of factor (GitHub's "sudo mode"; new-api's dashboard asks no proof).
+ * Never a scope that removes a factor or a binding.
+ */
+export const RECENT_LOGIN_SCOPES = new Set<WireScope>(['2fa.setup', 'passkey.register']);
+
+/** Scopes whose proof may be the TOTP code sent with the request itself (new-api's dashboard sends `{code}`). */
+export const CODE_PROOF_SCOPES = new Set<WireScope>(['2fa.disable', '2fa.backup_codes.regenerate']);
+
 /** Scopes that only make sense while TOTP is enrolled. */
 export const NEEDS_TOTP = new Set<WireScope>(['2fa.disable', '2fa.backup_codes.regenerate']);
 

@@ -1,8 +1,9 @@
 import { AppError } from '../../kit/http/errors.js';
 import { verifyPassword } from '../../kit/crypto/password.js';
-import { USER_STATUS } from '../db.js';
+import { nowSeconds, USER_STATUS } from '../db.js';
 import { usersStore, type UserRow } from '../users/store.js';
 import { passkeyStore } from '../passkeys/store.js';
+import { sessionsStore } from '../sessions/store.js';
 import type { ClientInfo, SessionsService } from '../sessions/service.js';
 import type { PasswordEncryption, PasswordInput } from '../login/password-encryption.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
@@ -10,7 +11,7 @@ import type { FlowsService } from '../flows/service.js';
 import type { TwoFactorService } from '../two-factor/service.js';
 import type { BindingsService } from '../bindings/service.js';
 import type { Provider } from '../oauth/providers.js';
-import { FALLBACK_SCOPES, NEEDS_TOTP, normaliseContext, wireScope, type WireScope } from './scopes.js';
+import { CODE_PROOF_SCOPES, FALLBACK_SCOPES, NEEDS_TOTP, RECENT_LOGIN_SCOPES, normaliseContext, wireScope, type WireScope } from './scopes.js';
 import { createProofs } from './proofs.js';
 
 export const LOGIN_FLOW_TTL_SECONDS = 300;
@@ -100,6 +101,20 @@ export function createVerificationService(
     if (provider && !(await oauthProviders(Number(user.id))).some((p) => p.slug === provider)) throw new AppError('SECURITY_METHOD_UNAVAILABLE');
   }
 
+  /**
+   * The session signed in less than SECURITY_RECENT_LOGIN_SECONDS ago (refreshes keep the sign-in time) and
+   * the scope adds a factor of a kind the user does not have: a passkey registered while one exists would
+   * replace it, so it needs a proof.
+   */
+  async function recentLoginCounts(identity: AccountIdentity, scope: WireScope): Promise<boolean> {
+    const window = ctx.config.securityRecentLoginSeconds;
+    if (window <= 0 || !identity.sid || !RECENT_LOGIN_SCOPES.has(scope)) return false;
+    const session = await sessionsStore.bySid(db, identity.sid);
+    if (!session || Number(session.user_id) !== identity.userId || Number(session.created_at) <= nowSeconds() - window) return false;
+    if (scope === '2fa.setup') return !(await twoFactor.state(identity.userId)).enabled;
+    return !(await passkeyStore.byUser(db, identity.userId));
+  }
+
   async function userOf(identity: AccountIdentity) {
     const user = await usersStore.byId(db, identity.userId);
     if (!user) throw new AppError('AUTH_SESSION_REVOKED');
@@ -170,7 +185,17 @@ export function createVerificationService(
      * Checks and consumes a step-up security proof (header X-Security-Proof; see requireSecurityProof). A refused proof (403 SECURITY_PROOF_*) carries in `data` what the client
      * needs to get one: the scope and its methods exactly as A48 lists them.
      */
-    async verifyProof(identity: AccountIdentity, scopeName: string, context: Record<string, unknown>, token: string | undefined) {
+    async verifyProof(identity: AccountIdentity, scopeName: string, context: Record<string, unknown>, token: string | undefined, sent: { code?: string } = {}) {
+      if (token === undefined) {
+        const scope = wireScope(scopeName);
+        if (await recentLoginCounts(identity, scope)) return { method: 'recent_login', scope };
+        // The code sent with the request is A47's `2fa` method for this scope, passed in place: same lockout, replay guard, backup rule.
+        if (sent.code?.trim() && CODE_PROOF_SCOPES.has(scope)) {
+          if (!identity.sid) throw new AppError('AUTH_SESSION_REQUIRED');
+          await twoFactor.verify(identity.userId, sent.code, { allowBackup: scope !== '2fa.backup_codes.regenerate' });
+          return { method: '2fa', scope };
+        }
+      }
       try {
         return await proofs.verify(identity, scopeName, context, token);
       } catch (e) {

@@ -67,7 +67,7 @@ function TwoFactor({ stepUp }: { stepUp: StepUp }) {
       {setup ? (
         <form onSubmit={enable}>
           <p>{t('scan_qr')}</p>
-          <img class="qr" src={setup.qr_code_data} alt={setup.otpauth_uri} />
+          <img class="qr" src={setup.qr_code_image} alt={setup.otpauth_uri} />
           <p>
             {t('secret')}: <span class="mono" data-testid="totp-secret">{setup.secret}</span>
           </p>
