@@ -12,6 +12,7 @@ import { ipBucket, principalBucket } from '../contract/buckets.js';
 import { aliasRoutes } from '../contract/coverage.js';
 import { operations } from '../contract/operations.js';
 import { dashboardPlaceholderOperations } from '../contract/dashboard-routes.js';
+import { gatewayConsoleOperations } from '../contract/gateway-console-routes.js';
 import type { OperationImpl } from '../contract/types.js';
 import type { Runtime } from '../runtime.js';
 import { createAccountContext, type AccountServices } from './wiring.js';
@@ -74,7 +75,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime, customer
     authenticate: accountAuthenticator(services.sessions),
     enabledOperations: config.enabledOperations.filter((id) => id.startsWith('A')),
     guards: { originGuard },
-    extra: dashboardPlaceholderOperations(),
+    extra: [...dashboardPlaceholderOperations(), ...gatewayConsoleOperations()],
     aliases: aliasRoutes('account'),
     rateLimits: {
       critical: ipBucket(ctx.limiter, 'critical', rl.critical, rl.criticalDuration, rl.criticalEnabled),
@@ -130,5 +131,5 @@ function consoleSettings(config: Config, oauth: AccountServices['oauth']) {
 /** The registered account operations without opening anything (for the manifest). */
 export function accountOperations() {
   const none = {} as AccountServices;
-  return [...operationsOf('account', routesOf(none)), ...dashboardPlaceholderOperations()];
+  return [...operationsOf('account', routesOf(none)), ...dashboardPlaceholderOperations(), ...gatewayConsoleOperations()];
 }

@@ -29,19 +29,23 @@ export function placeholderOperations(): RegisteredOperation[] {
   return placeholderRoutes.map((r) => placeholderOperation({ ...r, deployable: 'edge', auth: 'developer' }));
 }
 
-/** A route answered 501 `api_not_implemented` after its authentication, state `placeholder`. */
-export function placeholderOperation(spec: OperationSpec): RegisteredOperation {
+/**
+ * A route answered 501 after its authentication, state `placeholder`: `api_not_implemented`, or a 501 code
+ * of the catalog that says where the feature is instead.
+ */
+export function placeholderOperation(spec: OperationSpec, code = 'api_not_implemented'): RegisteredOperation {
   return {
     spec,
     state: 'placeholder',
     impl: {
       id: spec.id,
+      errors: [code],
       // Before the body is parsed: a multipart upload gets the same 501, not a 415.
       gate: async () => {
-        throw new AppError('api_not_implemented');
+        throw new AppError(code);
       },
       handler: async () => {
-        throw new AppError('api_not_implemented');
+        throw new AppError(code);
       },
     },
   };

@@ -10,7 +10,7 @@ import type { AuthClass, HttpMethod } from './types.js';
  * of a bare 404) and are listed in the manifest with state `placeholder` (docs/differences.md, "The
  * reference dashboard").
  */
-const routes: { id: string; name: string; method: HttpMethod; path: string; auth: AuthClass; summary: string }[] = [
+const routes: { id: string; name: string; method: HttpMethod; path: string; auth: AuthClass; summary: string; code?: string }[] = [
   { id: 'AP14', name: 'midjourneySelf', method: 'GET', path: '/api/mj/self', auth: 'customer', summary: 'Own Midjourney tasks (dashboard, not in this product)' },
   { id: 'AP15', name: 'taskSelf', method: 'GET', path: '/api/task/self', auth: 'customer', summary: 'Own tasks (dashboard, not in this product)' },
   { id: 'AP16', name: 'topupInfo', method: 'GET', path: '/api/user/topup/info', auth: 'customer', summary: 'Top-up options (dashboard, not in this product)' },
@@ -34,7 +34,8 @@ const routes: { id: string; name: string; method: HttpMethod; path: string; auth
   { id: 'AP38', name: 'subscriptionCreemPay', method: 'POST', path: '/api/subscription/creem/pay', auth: 'customer', summary: 'Buy a subscription by Creem (dashboard, not in this product)' },
   { id: 'AP39', name: 'logoutGet', method: 'GET', path: '/api/user/logout', auth: 'none', summary: 'The reference\'s cookie-session logout (here: POST /api/user/auth/logout, A23)' },
   { id: 'AP40', name: 'groups', method: 'GET', path: '/api/user/groups', auth: 'none', summary: 'Public group list (dashboard, not in this product)' },
-  { id: 'AP41', name: 'models', method: 'GET', path: '/api/models', auth: 'customer', summary: 'Models of the dashboard (not in this product)' },
+  // Also GET /api/models/ of new-api's admin Models page (one route here): models are the gateway console's.
+  { id: 'AP41', name: 'models', method: 'GET', path: '/api/models', auth: 'customer', summary: 'Models of the dashboard (in the gateway console here)', code: 'GATEWAY_CONSOLE_ONLY' },
   { id: 'AP43', name: 'notice', method: 'GET', path: '/api/notice', auth: 'none', summary: 'Site notice (dashboard, not in this product)' },
   { id: 'AP44', name: 'about', method: 'GET', path: '/api/about', auth: 'none', summary: 'About page (dashboard, not in this product)' },
   { id: 'AP45', name: 'homePageContent', method: 'GET', path: '/api/home_page_content', auth: 'none', summary: 'Home page content (dashboard, not in this product)' },
@@ -45,5 +46,5 @@ const routes: { id: string; name: string; method: HttpMethod; path: string; auth
 
 /** The dashboard routes outside SPEC as operations of the account service, state `placeholder`. */
 export function dashboardPlaceholderOperations(): RegisteredOperation[] {
-  return routes.map((r) => placeholderOperation({ ...r, deployable: 'account' }));
+  return routes.map(({ code, ...r }) => placeholderOperation({ ...r, deployable: 'account' }, code));
 }

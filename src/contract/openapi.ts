@@ -118,7 +118,7 @@ export function errorCodesOf({ spec, impl, state }: RegisteredOperation): string
   if (spec.originGuard) codes.add('AUTH_ORIGIN_FORBIDDEN');
   if (spec.deployable !== 'edge' && !spec.plugin && state !== 'placeholder') codes.add('OPERATION_DISABLED');
   if (state === 'planned') codes.add('NOT_IMPLEMENTED');
-  if (state === 'placeholder') codes.add('api_not_implemented');
+  if (state === 'placeholder' && !impl?.errors?.length) codes.add('api_not_implemented');
   for (const c of AUTH_ERRORS[spec.deployable][spec.auth] ?? []) codes.add(c);
   if (spec.scope) for (const c of PROOF_ERRORS) codes.add(c);
   if (spec.verification) for (const c of STAFF_PROOF_ERRORS) codes.add(c);

@@ -81,6 +81,8 @@ for (const variant of fuzzVariants()) {
         // except the placeholders of new-api's dashboard routes, 501 by design, and the customer API without an edge.
         allowed5xx: {
           api_not_implemented: 'new-api dashboard routes outside SPEC answer 501 (src/contract/dashboard-routes.ts)',
+          GATEWAY_CONSOLE_ONLY: 'new-api admin pages of the gateway console answer 501 (src/contract/gateway-console-routes.ts)',
+          ACCOUNT_CLI_ONLY: 'new-api custom OAuth provider routes answer 501 (src/contract/gateway-console-routes.ts)',
           EDGE_UNAVAILABLE: 'the customer API (AP01–AS17) answers 503 when no edge is reachable, as in this set-up',
         },
         secrets: () => [...held, ...tokensOf(customer.b), ...tokensOf(admin.b)],

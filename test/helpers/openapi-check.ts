@@ -105,7 +105,12 @@ export function checkSamples(samples: ApiSample[], docs: Record<string, OpenApiD
   const seen = new Map<string, Set<number>>();
   for (const s of samples) {
     const path = s.path.split('?')[0]!;
-    const route = routes.find((r) => r.method === s.method && r.pattern.test(path));
+    const matching = routes.filter((r) => r.method === s.method && r.pattern.test(path));
+    // Services share some paths (new-api's dashboard calls the gateway's /api/channel/* on the account
+    // service too): the sample belongs to the one whose document lists its status and code.
+    const code0 = (s.body as any)?.code ?? (s.body as any)?.error?.code;
+    const fits = (r: Route) => r.op.responses[String(s.status)]?.['x-codes']?.includes(code0) ?? (code0 === undefined && !!r.op.responses[String(s.status)]);
+    const route = matching.find(fits) ?? matching.find((r) => r.op['x-state'] !== 'placeholder') ?? matching[0];
     if (!route) continue;
     const statuses = seen.get(route.operationId) ?? new Set<number>();
     statuses.add(s.status);

@@ -2,6 +2,18 @@ import type { ErrorCatalog } from '../../kit/http/errors.js';
 
 /** Errors of the routes new-api's dashboard needs beyond SPEC (AS01–AS04). HTTP 200 like the reference's handler checks. */
 export const dashboardErrors = {
+  // new-api's admin pages whose data lives elsewhere here (src/contract/gateway-console-routes.ts): 501 as
+  // every route the dashboard calls that this service does not serve, with where to go instead.
+  GATEWAY_CONSOLE_ONLY: {
+    status: 501,
+    en: 'Channels, models, system settings and system info are managed in the gateway console (the gateway service), not on the account service',
+    zh: '渠道、模型、系统设置与系统信息在网关控制台（网关服务）中管理，账户服务不提供',
+  },
+  ACCOUNT_CLI_ONLY: {
+    status: 501,
+    en: 'Custom OAuth providers are set with the account CLI (npm run cli -- oauth add-provider) or OAUTH_CUSTOM_PROVIDERS_FILE, not from the dashboard',
+    zh: '自定义 OAuth 提供方通过账户命令行（npm run cli -- oauth add-provider）或 OAUTH_CUSTOM_PROVIDERS_FILE 配置，不能在控制台中设置',
+  },
   SELF_UPDATE_INVALID: { status: 200, en: 'Invalid input: {detail}', zh: '输入不合法：{detail}' },
   SELF_ORIGINAL_PASSWORD_WRONG: { status: 200, en: 'The original password is incorrect', zh: '原密码错误' },
   SELF_PASSWORD_NOT_SET: {
