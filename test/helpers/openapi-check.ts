@@ -109,7 +109,10 @@ export function checkSamples(samples: ApiSample[], docs: Record<string, OpenApiD
     // Services share some paths (new-api's dashboard calls the gateway's /api/channel/* on the account
     // service too): the sample belongs to the one whose document lists its status and code.
     const code0 = (s.body as any)?.code ?? (s.body as any)?.error?.code;
-    const fits = (r: Route) => r.op.responses[String(s.status)]?.['x-codes']?.includes(code0) ?? (code0 === undefined && !!r.op.responses[String(s.status)]);
+    const fits = (r: Route) => {
+      const documented = r.op.responses[String(s.status)];
+      return code0 === undefined ? !!documented : !!documented?.['x-codes']?.includes(code0);
+    };
     const route = matching.find(fits) ?? matching.find((r) => r.op['x-state'] !== 'placeholder') ?? matching[0];
     if (!route) continue;
     const statuses = seen.get(route.operationId) ?? new Set<number>();
