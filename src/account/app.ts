@@ -29,6 +29,7 @@ import { bindingRoutes } from './bindings/routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { socialRoutes } from './oauth/social-routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { unconfiguredRoutes } from './dashboard/unconfigured.js';
 import { userAdminRoutes } from './user-admin/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import type { CustomerHolder } from '../contract/customer.js';
@@ -51,6 +52,7 @@ function routesOf(s: AccountServices): OperationImpl<any>[] {
     ...bindingRoutes(s.bindings, s.users, s.email, s.verification),
     ...socialRoutes(s.wechat, s.telegram, s.verification),
     ...dashboardRoutes(s.self, s.oauth),
+    ...unconfiguredRoutes(),
     ...userAdminRoutes(s.userAdmin, s.userChanges),
     ...customerRoutes(s),
   ];

@@ -13,21 +13,17 @@ import type { AuthClass, HttpMethod } from './types.js';
 const routes: { id: string; name: string; method: HttpMethod; path: string; auth: AuthClass; summary: string; code?: string }[] = [
   { id: 'AP14', name: 'midjourneySelf', method: 'GET', path: '/api/mj/self', auth: 'customer', summary: 'Own Midjourney tasks (dashboard, not in this product)' },
   { id: 'AP15', name: 'taskSelf', method: 'GET', path: '/api/task/self', auth: 'customer', summary: 'Own tasks (dashboard, not in this product)' },
-  { id: 'AP16', name: 'topupInfo', method: 'GET', path: '/api/user/topup/info', auth: 'customer', summary: 'Top-up options (dashboard, not in this product)' },
   { id: 'AP19', name: 'pay', method: 'POST', path: '/api/user/pay', auth: 'customer', summary: 'Pay by epay (dashboard, not in this product)' },
   { id: 'AP20', name: 'amount', method: 'POST', path: '/api/user/amount', auth: 'customer', summary: 'Price of a top-up (dashboard, not in this product)' },
   { id: 'AP21', name: 'stripePay', method: 'POST', path: '/api/user/stripe/pay', auth: 'customer', summary: 'Pay by Stripe (dashboard, not in this product)' },
   { id: 'AP22', name: 'stripeAmount', method: 'POST', path: '/api/user/stripe/amount', auth: 'customer', summary: 'Price of a Stripe top-up (dashboard, not in this product)' },
   { id: 'AP23', name: 'creemPay', method: 'POST', path: '/api/user/creem/pay', auth: 'customer', summary: 'Pay by Creem (dashboard, not in this product)' },
-  { id: 'AP24', name: 'aff', method: 'GET', path: '/api/user/aff', auth: 'customer', summary: 'Own affiliate code (dashboard, not in this product)' },
   { id: 'AP25', name: 'affTransfer', method: 'POST', path: '/api/user/aff_transfer', auth: 'customer', summary: 'Move affiliate credit to quota (dashboard, not in this product)' },
   { id: 'AP26', name: 'setting', method: 'PUT', path: '/api/user/setting', auth: 'customer', summary: 'Own notification settings (dashboard, not in this product)' },
   { id: 'AP27', name: 'accessToken', method: 'GET', path: '/api/user/token', auth: 'customer', summary: 'Generate a personal access token (dashboard; here: npm run cli -- user token)' },
   { id: 'AP28', name: 'selfDelete', method: 'DELETE', path: '/api/user/self', auth: 'customer', summary: 'Delete the own account (dashboard, not in this product)' },
   { id: 'AP31', name: 'checkinStatus', method: 'GET', path: '/api/user/checkin', auth: 'customer', summary: 'Check-in status (dashboard, not in this product)' },
   { id: 'AP32', name: 'checkin', method: 'POST', path: '/api/user/checkin', auth: 'customer', summary: 'Daily check-in (dashboard, not in this product)' },
-  { id: 'AP33', name: 'subscriptionPlans', method: 'GET', path: '/api/subscription/plans', auth: 'customer', summary: 'Subscription plans (dashboard, not in this product)' },
-  { id: 'AP34', name: 'subscriptionSelf', method: 'GET', path: '/api/subscription/self', auth: 'customer', summary: 'Own subscriptions (dashboard, not in this product)' },
   { id: 'AP35', name: 'subscriptionPreference', method: 'PUT', path: '/api/subscription/self/preference', auth: 'customer', summary: 'Own subscription preference (dashboard, not in this product)' },
   { id: 'AP36', name: 'subscriptionEpayPay', method: 'POST', path: '/api/subscription/epay/pay', auth: 'customer', summary: 'Buy a subscription by epay (dashboard, not in this product)' },
   { id: 'AP37', name: 'subscriptionStripePay', method: 'POST', path: '/api/subscription/stripe/pay', auth: 'customer', summary: 'Buy a subscription by Stripe (dashboard, not in this product)' },
@@ -36,11 +32,6 @@ const routes: { id: string; name: string; method: HttpMethod; path: string; auth
   { id: 'AP40', name: 'groups', method: 'GET', path: '/api/user/groups', auth: 'none', summary: 'Public group list (dashboard, not in this product)' },
   // Also GET /api/models/ of new-api's admin Models page (one route here): models are the gateway console's.
   { id: 'AP41', name: 'models', method: 'GET', path: '/api/models', auth: 'customer', summary: 'Models of the dashboard (in the gateway console here)', code: 'GATEWAY_CONSOLE_ONLY' },
-  { id: 'AP43', name: 'notice', method: 'GET', path: '/api/notice', auth: 'none', summary: 'Site notice (dashboard, not in this product)' },
-  { id: 'AP44', name: 'about', method: 'GET', path: '/api/about', auth: 'none', summary: 'About page (dashboard, not in this product)' },
-  { id: 'AP45', name: 'homePageContent', method: 'GET', path: '/api/home_page_content', auth: 'none', summary: 'Home page content (dashboard, not in this product)' },
-  { id: 'AP46', name: 'userAgreement', method: 'GET', path: '/api/user-agreement', auth: 'none', summary: 'User agreement page (dashboard, not in this product)' },
-  { id: 'AP47', name: 'privacyPolicy', method: 'GET', path: '/api/privacy-policy', auth: 'none', summary: 'Privacy policy page (dashboard, not in this product)' },
   { id: 'AP48', name: 'oauthStateGet', method: 'GET', path: '/api/oauth/state', auth: 'optional', summary: 'The reference\'s OAuth state by GET (here: POST /api/oauth/state, A05, which also builds the authorization URL)' },
 ];
 

@@ -59,6 +59,20 @@ export const operations: OperationSpec[] = [
   { id: 'AS03', name: 'self', method: 'GET', path: '/api/user/self', deployable: 'account', auth: 'customer', addition: true, summary: 'The caller\'s own profile with the reference\'s field names' },
   { id: 'AS04', name: 'selfUpdate', method: 'PUT', path: '/api/user/self', deployable: 'account', auth: 'customer', addition: true, summary: 'Change the own display name, or the password (old password required; other sessions end)' },
   // The admin user list of the account console (SPEC has none): the reference's paths and field names.
+  // What new-api's pages read of features this product does not have: the reference's own answers for a
+  // feature that is not configured (src/account/dashboard/unconfigured.ts).
+  { id: 'AP16', name: 'topupInfo', method: 'GET', path: '/api/user/topup/info', deployable: 'account', auth: 'customer', addition: true, summary: 'Top-up options: no online payment here, top-up codes only' },
+  { id: 'AP24', name: 'aff', method: 'GET', path: '/api/user/aff', deployable: 'account', auth: 'customer', addition: true, summary: 'The caller\'s affiliate code (no affiliate credit here)' },
+  { id: 'AP33', name: 'subscriptionPlans', method: 'GET', path: '/api/subscription/plans', deployable: 'account', auth: 'customer', addition: true, summary: 'Subscription plans: none here' },
+  { id: 'AP34', name: 'subscriptionSelf', method: 'GET', path: '/api/subscription/self', deployable: 'account', auth: 'customer', addition: true, summary: 'The caller\'s subscriptions: none here' },
+  { id: 'AP43', name: 'notice', method: 'GET', path: '/api/notice', deployable: 'account', auth: 'none', addition: true, summary: 'Site notice: empty (not kept here)' },
+  { id: 'AP44', name: 'about', method: 'GET', path: '/api/about', deployable: 'account', auth: 'none', addition: true, summary: 'About page: empty (not kept here)' },
+  { id: 'AP45', name: 'homePageContent', method: 'GET', path: '/api/home_page_content', deployable: 'account', auth: 'none', addition: true, summary: 'Home page content: empty (not kept here)' },
+  { id: 'AP46', name: 'userAgreement', method: 'GET', path: '/api/user-agreement', deployable: 'account', auth: 'none', addition: true, summary: 'User agreement: empty (not kept here)' },
+  { id: 'AP47', name: 'privacyPolicy', method: 'GET', path: '/api/privacy-policy', deployable: 'account', auth: 'none', addition: true, summary: 'Privacy policy: empty (not kept here)' },
+  { id: 'AS50', name: 'uptimeStatus', method: 'GET', path: '/api/uptime/status', deployable: 'account', auth: 'none', addition: true, summary: 'Uptime monitor groups: none here' },
+  { id: 'AS51', name: 'groupList', method: 'GET', path: '/api/group/', deployable: 'account', auth: 'admin', addition: true, summary: 'The user groups in use, with `default` (admin)' },
+  { id: 'AS52', name: 'authzCatalog', method: 'GET', path: '/api/authz/catalog', deployable: 'account', auth: 'admin', addition: true, summary: 'The fine-grained permission catalog: none here (roles only)' },
   { id: 'AS05', name: 'users', method: 'GET', path: '/api/user/', deployable: 'account', auth: 'admin', addition: true, summary: 'List users, newest first, paged (admin)' },
   { id: 'AS06', name: 'usersSearch', method: 'GET', path: '/api/user/search', deployable: 'account', auth: 'admin', addition: true, summary: 'Search users by id, username, email or display name, with group, role and status filters (admin)' },
   { id: 'AS07', name: 'user', method: 'GET', path: '/api/user/:id', deployable: 'account', auth: 'admin', addition: true, summary: 'One user with its factors (admin who outranks the user)' },

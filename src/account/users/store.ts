@@ -137,6 +137,12 @@ export const usersStore = {
     return { rows, total: Number(counted.n) };
   },
 
+  /** The groups of the users that are not deleted, sorted. */
+  async groups(db: Db): Promise<string[]> {
+    const rows = await db.selectFrom('users').select('group').distinct().where('deleted_at', 'is', null).orderBy('group').execute();
+    return rows.map((r) => r.group);
+  },
+
   async count(db: Db) {
     const r = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);
