@@ -62,6 +62,8 @@ export const operations: OperationSpec[] = [
   // What new-api's pages read of features this product does not have: the reference's own answers for a
   // feature that is not configured (src/account/dashboard/unconfigured.ts).
   { id: 'AP16', name: 'topupInfo', method: 'GET', path: '/api/user/topup/info', deployable: 'account', auth: 'customer', addition: true, summary: 'Top-up options: no online payment here, top-up codes only' },
+  { id: 'AP20', name: 'amount', method: 'POST', path: '/api/user/amount', deployable: 'account', auth: 'customer', addition: true, summary: 'Price of an online top-up: refused, no online payment here (HTTP 200, success false)' },
+  { id: 'AP22', name: 'stripeAmount', method: 'POST', path: '/api/user/stripe/amount', deployable: 'account', auth: 'customer', addition: true, summary: 'Price of a Stripe top-up: refused, no online payment here (HTTP 200, success false)' },
   { id: 'AP24', name: 'aff', method: 'GET', path: '/api/user/aff', deployable: 'account', auth: 'customer', addition: true, summary: 'The caller\'s affiliate code (no affiliate credit here)' },
   { id: 'AP33', name: 'subscriptionPlans', method: 'GET', path: '/api/subscription/plans', deployable: 'account', auth: 'customer', addition: true, summary: 'Subscription plans: none here' },
   { id: 'AP34', name: 'subscriptionSelf', method: 'GET', path: '/api/subscription/self', deployable: 'account', auth: 'customer', addition: true, summary: 'The caller\'s subscriptions: none here' },
@@ -72,6 +74,7 @@ export const operations: OperationSpec[] = [
   { id: 'AP47', name: 'privacyPolicy', method: 'GET', path: '/api/privacy-policy', deployable: 'account', auth: 'none', addition: true, summary: 'Privacy policy: empty (not kept here)' },
   { id: 'AS50', name: 'uptimeStatus', method: 'GET', path: '/api/uptime/status', deployable: 'account', auth: 'none', addition: true, summary: 'Uptime monitor groups: none here' },
   { id: 'AS51', name: 'groupList', method: 'GET', path: '/api/group/', deployable: 'account', auth: 'admin', addition: true, summary: 'The user groups in use, with `default` (admin)' },
+  { id: 'AS53', name: 'tokenAutoGroups', method: 'GET', path: '/api/token/auto-groups', deployable: 'account', auth: 'customer', addition: true, summary: 'Groups a token may pick automatically: none here' },
   { id: 'AS52', name: 'authzCatalog', method: 'GET', path: '/api/authz/catalog', deployable: 'account', auth: 'admin', addition: true, summary: 'The fine-grained permission catalog: none here (roles only)' },
   { id: 'AS05', name: 'users', method: 'GET', path: '/api/user/', deployable: 'account', auth: 'admin', addition: true, summary: 'List users, newest first, paged (admin)' },
   { id: 'AS06', name: 'usersSearch', method: 'GET', path: '/api/user/search', deployable: 'account', auth: 'admin', addition: true, summary: 'Search users by id, username, email or display name, with group, role and status filters (admin)' },

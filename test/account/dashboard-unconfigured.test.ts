@@ -44,7 +44,16 @@ eachDatabase('new-api dashboard: answers of features that are not configured', (
     assert.equal(aff.json.data, row.aff_code);
     assert.deepEqual((await customer.get('/api/subscription/plans')).json.data, []);
     assert.deepEqual((await customer.get('/api/subscription/self')).json.data, { billing_preference: 'wallet_only', subscriptions: [], all_subscriptions: [] });
-    for (const path of ['/api/user/topup/info', '/api/user/aff', '/api/subscription/plans', '/api/subscription/self']) {
+    // The price of an amount, asked as it is typed: a business refusal (HTTP 200), which that page ignores.
+    for (const path of ['/api/user/amount', '/api/user/stripe/amount']) {
+      const price = await customer.post(path, { amount: 10 });
+      assert.equal(price.status, 200, path);
+      assert.equal(price.json.success, false);
+      assert.equal(price.json.code, 'ONLINE_TOPUP_UNAVAILABLE');
+    }
+    // The API Keys page's create dialog (not /api/token/:id with id "auto-groups").
+    assert.deepEqual((await customer.get('/api/token/auto-groups')).json, { success: true, message: '', data: { groups: [], max_count: 0 } });
+    for (const path of ['/api/user/topup/info', '/api/user/aff', '/api/subscription/plans', '/api/subscription/self', '/api/token/auto-groups']) {
       assert.equal((await s.browser().get(path)).status, 401, path);
     }
   });

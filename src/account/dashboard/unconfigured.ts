@@ -50,6 +50,24 @@ export function unconfiguredRoutes() {
       handler: async () => ok(TOPUP_INFO),
     }),
 
+    // The Wallet page asks the price of an amount as it is typed, ignoring a business refusal (HTTP 200).
+    ...(['AP20', 'AP22'] as const).map((id) =>
+      implement(id, {
+        data: Str,
+        errors: ['ONLINE_TOPUP_UNAVAILABLE'],
+        schema: { body: Type.Optional(Type.Object({ amount: Type.Optional(Type.Number()) })) },
+        bodyMayBeAbsent: true,
+        handler: async () => {
+          throw new AppError('ONLINE_TOPUP_UNAVAILABLE');
+        },
+      }),
+    ),
+
+    implement('AS53', {
+      data: Type.Object({ groups: Empty, max_count: Type.Integer() }),
+      handler: async () => ok({ groups: [], max_count: 0 }),
+    }),
+
     implement('AP24', {
       data: Str,
       handler: async (req) => {

@@ -9,6 +9,11 @@ export const dashboardErrors = {
     en: 'Channels, models, system settings and system info are managed in the gateway console (the gateway service), not on the account service',
     zh: '渠道、模型、系统设置与系统信息在网关控制台（网关服务）中管理，账户服务不提供',
   },
+  ONLINE_TOPUP_UNAVAILABLE: {
+    status: 200,
+    en: 'Online payment is not available here: redeem a top-up code instead',
+    zh: '此处不支持在线支付，请使用兑换码充值',
+  },
   ACCOUNT_CLI_ONLY: {
     status: 501,
     en: 'Custom OAuth providers are set with the account CLI (npm run cli -- oauth add-provider) or OAUTH_CUSTOM_PROVIDERS_FILE, not from the dashboard',
