@@ -32,6 +32,8 @@ export interface StartOptions {
   dataDir?: string;
   /** The edge's customer port as a co-hosted edge hands it over (src/services.ts); absent: no edge. */
   customers?: CustomerHolder;
+  /** A port chosen beforehand (a browser test that needs its origin in the configuration); default: any free one. */
+  port?: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export async function startAccount(variant: Variant, opts: StartOptions = {}): P
   let built: Awaited<ReturnType<typeof buildAccountApp>>;
   try {
     built = await buildAccountApp(config, runtime, opts.customers);
-    await built.app.listen({ host: '127.0.0.1', port: 0 });
+    await built.app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
   } catch (e) {
     // A failed start must not leave a Redis or database connection holding the test process open.
     await runtime.close();

@@ -42,13 +42,13 @@ export interface CustomerStack {
  * (test/helpers/stack.ts: gpt-4o costs 320 units per chat call) with `gpt-4o` set up as an edge model.
  * `apart`: the account reaches the edge's port over its internal API with a workload token instead.
  */
-export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record<string, string>; apart?: boolean } = {}): Promise<CustomerStack> {
+export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record<string, string>; apart?: boolean; accountPort?: number } = {}): Promise<CustomerStack> {
   const st = await startStack(v, opts.apart ? { edgeEnv: { EDGE_CUSTOMER_TOKEN_SECRET: CUSTOMER_API_SECRET } } : {});
   const holder: CustomerHolder = { port: null };
   let account: AccountServer;
   try {
     // The console's snippets and playground reach this edge (EDGE_PUBLIC_URL).
-    account = await startAccount(v, { customers: holder, env: { EDGE_PUBLIC_URL: st.edge.url, ...opts.accountEnv } });
+    account = await startAccount(v, { customers: holder, env: { EDGE_PUBLIC_URL: st.edge.url, ...opts.accountEnv }, port: opts.accountPort });
   } catch (e) {
     await st.close();
     throw e;
