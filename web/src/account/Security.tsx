@@ -46,7 +46,7 @@ function TwoFactor({ stepUp }: { stepUp: StepUp }) {
     });
   const regenerate = () =>
     run(async () => {
-      const d = await withProof(stepUp, '2fa.backup_codes.regenerate', undefined, (headers) => api.call('A12', { headers }));
+      const d = await withProof(stepUp, '2fa.backup_codes.regenerate', undefined, (headers) => api.call('A12', { headers, body: {} }));
       if (!d) return;
       adopt(d);
       setCodes(d.backup_codes);
