@@ -75,6 +75,8 @@ export const operations: OperationSpec[] = [
   { id: 'AS50', name: 'uptimeStatus', method: 'GET', path: '/api/uptime/status', deployable: 'account', auth: 'none', addition: true, summary: 'Uptime monitor groups: none here' },
   { id: 'AS51', name: 'groupList', method: 'GET', path: '/api/group/', deployable: 'account', auth: 'admin', addition: true, summary: 'The user groups in use, with `default` (admin)' },
   { id: 'AS53', name: 'tokenAutoGroups', method: 'GET', path: '/api/token/auto-groups', deployable: 'account', auth: 'customer', addition: true, summary: 'Groups a token may pick automatically: none here' },
+  { id: 'AS54', name: 'perfMetricsSummary', method: 'GET', path: '/api/perf-metrics/summary', deployable: 'account', auth: 'optional', addition: true, summary: 'Latency and success rates of the models: none collected here' },
+  { id: 'AS55', name: 'perfMetrics', method: 'GET', path: '/api/perf-metrics', deployable: 'account', auth: 'optional', addition: true, summary: 'Latency and success rates of one model by group: none collected here' },
   { id: 'AS52', name: 'authzCatalog', method: 'GET', path: '/api/authz/catalog', deployable: 'account', auth: 'admin', addition: true, summary: 'The fine-grained permission catalog: none here (roles only)' },
   { id: 'AS05', name: 'users', method: 'GET', path: '/api/user/', deployable: 'account', auth: 'admin', addition: true, summary: 'List users, newest first, paged (admin)' },
   { id: 'AS06', name: 'usersSearch', method: 'GET', path: '/api/user/search', deployable: 'account', auth: 'admin', addition: true, summary: 'Search users by id, username, email or display name, with group, role and status filters (admin)' },

@@ -30,6 +30,10 @@ eachDatabase('new-api dashboard: answers of features that are not configured', (
       assert.deepEqual(r.json, { success: true, message: '', data: '' }, path);
     }
     assert.deepEqual((await s.browser().get('/api/uptime/status')).json.data, []);
+    // The Pricing page's model performance: none collected.
+    assert.deepEqual((await s.browser().get('/api/perf-metrics/summary?hours=24')).json.data, { models: [] });
+    assert.deepEqual((await customer.get('/api/perf-metrics?model=gpt-4o&hours=24')).json.data, { model_name: 'gpt-4o', groups: [] });
+    assert.equal((await customer.get('/api/perf-metrics')).status, 400);
   });
 
   test('the Wallet page: no online payment but top-up codes, the own affiliate code, no subscriptions', async () => {

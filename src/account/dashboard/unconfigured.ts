@@ -8,7 +8,7 @@ import { usersStore } from '../users/store.js';
 
 /**
  * What new-api's pages read of features this product does not have (online payment, subscriptions,
- * affiliate credit, site content, uptime monitors, fine-grained permissions), answered as the reference
+ * affiliate credit, site content, uptime monitors, model performance metrics, fine-grained permissions), answered as the reference
  * answers while such a feature is not configured, so its pages open without an error (docs/differences.md,
  * "The reference dashboard"). Nothing here is stored or configurable.
  */
@@ -98,6 +98,19 @@ export function unconfiguredRoutes() {
         const groups = await usersStore.groups(accountOf(req).database.db);
         return ok([...new Set(['default', ...groups])]);
       },
+    }),
+
+    // The Pricing page's and the overview's model performance (the reference's perf-metrics, not kept here).
+    implement('AS54', {
+      data: Type.Object({ models: Empty }),
+      schema: { querystring: Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })) }) },
+      handler: async () => ok({ models: [] }),
+    }),
+
+    implement('AS55', {
+      data: Type.Object({ model_name: Str, groups: Empty }),
+      schema: { querystring: Type.Object({ model: Type.String({ minLength: 1, maxLength: 256 }), hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })) }) },
+      handler: async (req) => ok({ model_name: req.query.model, groups: [] }),
     }),
 
     implement('AS52', {
