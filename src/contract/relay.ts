@@ -3,7 +3,10 @@
  * gateway implements it in-process (src/gateway/relay/engine.ts) and over its internal HTTP API (/relay/v1/…,
  * a workload token); `edge/` and `gateway/` share only these types.
  */
-export type RelayFormat = 'chat' | 'responses' | 'embeddings' | 'anthropic' | 'gemini';
+export type RelayFormat = 'chat' | 'responses' | 'embeddings' | 'anthropic' | 'gemini' | 'completions' | 'moderations' | 'rerank';
+
+/** The model OpenAI moderates with when a moderations body names none (its SDK sends none unless asked). */
+export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
 
 export interface RelayCaller {
   /** The calling deployable (the workload token's `iss`). */
@@ -16,7 +19,10 @@ export interface RelayCaller {
 
 export interface RelayCall {
   format: RelayFormat;
-  /** The caller's body in its format: OpenAI Chat Completions, OpenAI Responses, OpenAI embeddings, Anthropic Messages or Gemini generateContent. */
+  /**
+   * The caller's body in its format: OpenAI Chat Completions, OpenAI Responses, OpenAI embeddings, Anthropic
+   * Messages, Gemini generateContent, OpenAI legacy completions, OpenAI moderations or a Jina/Cohere rerank.
+   */
   body: Record<string, unknown>;
   /** Gemini callers name the model and whether to stream in the path (`models/{model}:streamGenerateContent`), not in the body. */
   modelInPath?: { model: string; stream: boolean };

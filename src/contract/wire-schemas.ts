@@ -76,6 +76,34 @@ export const GeminiResponse = Type.Object(
   { ...open, $id: 'GeminiResponse' },
 );
 
+/** An OpenAI legacy completion (`text_completion`, not streamed). */
+export const TextCompletion = Type.Object(
+  {
+    id: Str,
+    object: Type.Literal('text_completion'),
+    created: Int,
+    model: Str,
+    choices: Type.Array(Type.Object({ index: Int, text: Str, finish_reason: Type.Union([Str, Type.Null()]) }, open)),
+    usage: Type.Optional(Type.Object({ prompt_tokens: Int, completion_tokens: Int, total_tokens: Int }, open)),
+  },
+  { ...open, $id: 'TextCompletion' },
+);
+
+/** An OpenAI moderation answer. */
+export const ModerationResult = Type.Object(
+  { id: Str, model: Str, results: Type.Array(Type.Object({ flagged: Type.Boolean() }, open)) },
+  { ...open, $id: 'ModerationResult' },
+);
+
+/** A rerank answer in Jina's shape (as new-api answers every rerank channel). */
+export const RerankResult = Type.Object(
+  {
+    results: Type.Array(Type.Object({ index: Int, relevance_score: Num, document: Type.Optional(Type.Unknown()) })),
+    usage: Type.Object({ prompt_tokens: Int, total_tokens: Int }),
+  },
+  { $id: 'RerankResult' },
+);
+
 /** The OpenAI model list (the edge's enabled public models). */
 export const ModelList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(Type.Object({ id: Str, object: Type.Literal('model'), created: Int, owned_by: Str })) },

@@ -4,7 +4,15 @@ import { errorCatalog } from '../../contract/errors/index.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
 
-const PATHS = { chat: '/relay/v1/chat/completions', responses: '/relay/v1/responses', embeddings: '/relay/v1/embeddings', anthropic: '/relay/v1/messages' } as const;
+const PATHS = {
+  chat: '/relay/v1/chat/completions',
+  responses: '/relay/v1/responses',
+  embeddings: '/relay/v1/embeddings',
+  anthropic: '/relay/v1/messages',
+  completions: '/relay/v1/completions',
+  moderations: '/relay/v1/moderations',
+  rerank: '/relay/v1/rerank',
+} as const;
 
 /** The relay route of a call's format; Gemini's names the model and the action in the path. */
 function relayPath(call: RelayCall): string {

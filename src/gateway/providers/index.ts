@@ -2,12 +2,13 @@ import { anthropic } from './anthropic/index.js';
 import { azure } from './azure/index.js';
 import { codex } from './codex/index.js';
 import { gemini } from './gemini/index.js';
+import { jina } from './jina/index.js';
 import { ollama } from './ollama/index.js';
 import { openai } from './openai/index.js';
 import type { BalanceReader, Provider, RelayProvider } from './types.js';
 
 /** Every provider; a channel type belongs to at most one. */
-export const PROVIDERS: readonly Provider[] = [openai, azure, ollama, anthropic, gemini, codex];
+export const PROVIDERS: readonly Provider[] = [openai, azure, ollama, anthropic, gemini, codex, jina];
 
 const BY_TYPE = new Map<number, Provider>(PROVIDERS.flatMap((p) => p.channelTypes.map((type) => [type, p] as const)));
 

@@ -68,7 +68,7 @@ export class Plan {
   /** The reader that turns this channel's stream into the caller's. */
   reader(p: ProviderRelay, upstreamModel: string): StreamReader {
     const native = this.native(p);
-    if (native && this.format.nativeReader) return this.format.nativeReader(this.usageShown);
+    if (native && this.format.nativeReader) return this.format.nativeReader(this.usageShown, this.call.body);
     if (!this.format.encoder) throw new Error(`${this.format.name} answers are never streamed`);
     // An upstream of the caller's own format without a reader of its own (chat) passes its lines as they came.
     return pivotReader(p.chatStream(upstreamModel), this.format.encoder(this.call.body, upstreamModel), native, this.usageShown);

@@ -8,7 +8,7 @@ import { clientGone, writePieces } from '../../kit/http/stream.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
-import { AnthropicMessage, ChatCompletion, EmbeddingList, GeminiResponse, OpenAIResponse, RelaySummary as RelaySummarySchema } from '../../contract/wire-schemas.js';
+import { AnthropicMessage, ChatCompletion, EmbeddingList, GeminiResponse, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
 import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
 import { FORMATS } from './formats/index.js';
 import { MODEL } from './formats/schema.js';
@@ -79,6 +79,9 @@ const ANSWERS = {
   embeddings: { 200: { description: 'The embeddings', schema: EmbeddingList } },
   anthropic: { 200: { description: 'The message; server-sent events when streamed', schema: AnthropicMessage, stream: true } },
   gemini: { 200: { description: 'The generateContent answer; server-sent events for streamGenerateContent?alt=sse', schema: GeminiResponse, stream: true } },
+  completions: { 200: { description: 'The text completion; server-sent events when streamed', schema: TextCompletion, stream: true } },
+  moderations: { 200: { description: "The upstream's moderation answer, unchanged", schema: ModerationResult } },
+  rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
 };
 
 /** GR06's path value `{model}:{action}`: the model is everything before the last colon (Ollama names hold colons). */
@@ -94,7 +97,7 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
 }
 
 /**
- * The relay's internal API (GR01–GR08, workload token) and its log for staff (GS04, GS05). `callerNames`:
+ * The relay's internal API (GR01–GR08, GR11–GR13, workload token) and its log for staff (GS04, GS05). `callerNames`:
  * the names of callers it knows (edge owners when the edge runs in this process).
  */
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerNames: (callers: string[]) => Promise<Map<string, string>> = async () => new Map()): OperationImpl<any>[] {
@@ -111,6 +114,9 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
       schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: FORMATS.gemini.body },
       handler: (req, reply) => serve(engine, 'gemini', req, reply, geminiTarget(req)),
     }),
+    implement('GR11', { answers: ANSWERS.completions, errors: relayErrors, bodyLimit, schema: { body: FORMATS.completions.body }, handler: (req, reply) => serve(engine, 'completions', req, reply) }),
+    implement('GR12', { answers: ANSWERS.moderations, errors: relayErrors, bodyLimit, schema: { body: FORMATS.moderations.body }, handler: (req, reply) => serve(engine, 'moderations', req, reply) }),
+    implement('GR13', { answers: ANSWERS.rerank, errors: relayErrors, bodyLimit, schema: { body: FORMATS.rerank.body }, handler: (req, reply) => serve(engine, 'rerank', req, reply) }),
     implement('GR07', {
       answers: { 200: { description: 'The quote, in quota units', schema: Type.Object({ minimum: Type.Integer(), estimate: Type.Union([Type.Integer(), Type.Null()]) }) } },
       errors: relayErrors,

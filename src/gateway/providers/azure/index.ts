@@ -46,6 +46,7 @@ export const azure: Provider = {
       chat: (t, body, model, stream) => chat(t, { ...body, model } as ChatBody, stream),
       responses: (t, body, model) => responses(t, { ...body, model }),
       embeddings: (t, body, model) => embeddings(t, { ...body, model } as EmbeddingsBody),
+      completions: (t, body, model, stream) => ({ url: deploymentUrl(t, model, 'completions'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body: chatUpstreamBody({ ...body, model }, stream) }),
     },
   },
 };

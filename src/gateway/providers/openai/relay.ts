@@ -1,6 +1,6 @@
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type EmbeddingsResult, type Json } from '../pivot.js';
-import { UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall } from '../types.js';
+import { UnsupportedByChannel, UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall } from '../types.js';
 import { JSON_HEADERS, openaiHeaders } from './api.js';
 
 /** An `error` in a 200 body or stream event (some compatible upstreams answer errors that way). */
@@ -14,8 +14,8 @@ export function payloadError(value: unknown): UpstreamPayloadError | null {
   return new UpstreamPayloadError(typeof e.message === 'string' ? e.message : 'the upstream reported an error', code);
 }
 
-/** Chat streams ask for the usage chunk; the relay needs it to bill. */
-export function chatUpstreamBody(body: ChatBody, stream: boolean): Json {
+/** Chat and completions streams ask for the usage chunk; the relay needs it to bill. */
+export function chatUpstreamBody(body: Json, stream: boolean): Json {
   if (!stream) return { ...body, stream: false };
   const options = (body.stream_options && typeof body.stream_options === 'object' ? body.stream_options : {}) as Json;
   return { ...body, stream: true, stream_options: { ...options, include_usage: true } };
@@ -66,6 +66,19 @@ function openaiEmbeddings(t: UpstreamTarget, body: EmbeddingsBody): UpstreamCall
   return { url: `${t.baseUrl}/v1/embeddings`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body };
 }
 
+/** A JSON request to an OpenAI-style path of the channel's base URL. */
+function openaiCall(t: UpstreamTarget, path: string, body: Json): UpstreamCall {
+  return { url: `${t.baseUrl}${path}`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body };
+}
+
+/** Moonshot, Mistral, DeepSeek and xAI: the reference's adaptors of these vendors send no rerank. */
+const NO_RERANK = new Set([25, 42, 43, 48]);
+
+function openaiRerank(t: UpstreamTarget, body: Json, model: string): UpstreamCall {
+  if (NO_RERANK.has(t.type)) throw new UnsupportedByChannel(`channel type ${t.type} serves no rerank`, 'this model serves no rerank');
+  return openaiCall(t, '/v1/rerank', { ...body, model });
+}
+
 /** OpenAI and the OpenAI-compatible types: the pivot format itself, so requests and answers pass unchanged. */
 export const openaiRelay: ProviderRelay = {
   chat: openaiChat,
@@ -77,5 +90,8 @@ export const openaiRelay: ProviderRelay = {
     chat: (t, body, model, stream) => openaiChat(t, { ...body, model } as ChatBody, stream),
     responses: (t, body, model) => ({ url: `${t.baseUrl}/v1/responses`, headers: { ...openaiHeaders(t), ...JSON_HEADERS }, body: { ...body, model } }),
     embeddings: (t, body, model) => openaiEmbeddings(t, { ...body, model } as EmbeddingsBody),
+    completions: (t, body, model, stream) => openaiCall(t, '/v1/completions', chatUpstreamBody({ ...body, model }, stream)),
+    moderations: (t, body, model) => openaiCall(t, '/v1/moderations', { ...body, model }),
+    rerank: openaiRerank,
   },
 };

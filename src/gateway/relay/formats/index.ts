@@ -1,13 +1,16 @@
 import type { RelayFormat } from '../../../contract/relay.js';
 import { anthropic } from './anthropic/index.js';
 import { chat } from './chat/index.js';
+import { completions } from './completions/index.js';
 import { embeddings } from './embeddings/index.js';
 import { gemini } from './gemini/index.js';
+import { moderations } from './moderations/index.js';
+import { rerank } from './rerank/index.js';
 import { responses } from './responses/index.js';
 import type { CallerFormat } from './types.js';
 
 /** Every caller format the relay serves, by name. */
-export const FORMATS: Readonly<Record<RelayFormat, CallerFormat>> = { chat, responses, embeddings, anthropic, gemini };
+export const FORMATS: Readonly<Record<RelayFormat, CallerFormat>> = { chat, responses, embeddings, anthropic, gemini, completions, moderations, rerank };
 
 export function formatOf(name: RelayFormat): CallerFormat {
   return FORMATS[name];

@@ -58,8 +58,8 @@ export interface CallerFormat {
 
   /** Usage and text of such an answer; an error body throws UpstreamPayloadError. Absent: it is read as a chat completion. */
   nativeAnswer?(json: unknown): { usage: ChatUsage | null; text: string };
-  /** Such a stream, passed through and watched. Absent: it is read as chat chunks, passed as they came. */
-  nativeReader?(shown: UsageShown): StreamReader;
+  /** Such a stream, passed through and watched (`request`: the caller's body). Absent: it is read as chat chunks, passed as they came. */
+  nativeReader?(shown: UsageShown, request: Json): StreamReader;
 
   // ---- errors
 
