@@ -44,6 +44,7 @@ const RATIOS: Record<string, [number, number]> = {
   'sf-reranker': [1, 1],
   'xinf-reranker': [1, 1],
   'moonshot-reranker': [1, 1],
+  'jina-embeddings-v3': [1, 1],
 };
 /** Priced per call: $0.002 = 1,000 quota units. */
 const PER_CALL = { 'priced-reranker': 0.002 };
@@ -85,6 +86,8 @@ function upstreamRoutes() {
     'POST /sf/v1/rerank': rerank('siliconflow-answer.json'),
     'POST /xinf/v1/rerank': rerank('xinference-answer.json'),
     'POST /moonshot/v1/rerank': rerank('jina-answer.json'),
+    'POST /jina/v1/embeddings': (r: Seen, res: http.ServerResponse) =>
+      sendJson(res, 200, { model: r.json?.model, object: 'list', usage: { total_tokens: 4, prompt_tokens: 4 }, data: [{ object: 'embedding', index: 0, embedding: [0.5, -0.25] }] }),
   };
 }
 
@@ -110,7 +113,7 @@ describe('relay: legacy completions, moderations and rerank over HTTP [sqlite]',
     await add('azure', 3, '/azure', 'instruct-az', { model_mapping: JSON.stringify({ 'instruct-az': 'prod-instruct' }), other: '2024-06-01' });
     await add('anthropic', 14, '/anthropic', 'claude-instruct,claude-moderation,mixed-instruct', { priority: 10, model_mapping: JSON.stringify({ 'claude-instruct': 'claude-sonnet-4-5', 'mixed-instruct': 'claude-sonnet-4-5' }) });
     await add('gemini', 24, '/gemini', 'gemini-instruct', { model_mapping: JSON.stringify({ 'gemini-instruct': GEMINI_MODEL }) });
-    await add('jina', 38, '/jina', 'jina-reranker,priced-reranker', { model_mapping: JSON.stringify({ 'jina-reranker': 'jina-reranker-v2-base-multilingual', 'priced-reranker': 'jina-reranker-v2-base-multilingual' }) });
+    await add('jina', 38, '/jina', 'jina-reranker,priced-reranker,jina-embeddings-v3', { model_mapping: JSON.stringify({ 'jina-reranker': 'jina-reranker-v2-base-multilingual', 'priced-reranker': 'jina-reranker-v2-base-multilingual' }) });
     await add('siliconflow', 40, '/sf', 'sf-reranker', { model_mapping: JSON.stringify({ 'sf-reranker': 'BAAI/bge-reranker-v2-m3' }) });
     await add('xinference', 47, '/xinf', 'xinf-reranker');
     await add('moonshot', 25, '/moonshot', 'moonshot-reranker');
@@ -334,6 +337,18 @@ describe('relay: legacy completions, moderations and rerank over HTTP [sqlite]',
       assert.equal(bad.status, 400, bad.text);
       assert.equal(bad.json.error.type, 'invalid_request_error');
     }
+  });
+
+  test('a Jina channel: embeddings at /v1/embeddings (its floats as base64 when the caller asks), chat refused', async () => {
+    const client = await sdk();
+    const e = await client.embeddings.create({ model: 'jina-embeddings-v3', input: 'hello' });
+    assert.deepEqual(e.data[0]!.embedding, [0.5, -0.25], "the SDK's default base64, encoded from Jina's floats");
+    const req = sent('/jina/v1/embeddings');
+    assert.equal('encoding_format' in req.json, false, 'OpenAI\'s encoding_format is not Jina\'s');
+    assert.equal(req.headers.authorization, `Bearer ${KEY}`);
+    const chat = await relay(s.url, '/chat/completions', { model: 'jina-reranker', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(chat.status, 400, chat.text);
+    assert.match(chat.json.error.message, /this model serves no chat/);
   });
 
   // ---- quotes and the budget ----
