@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { sendJson, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
 import { relayFixture } from '../helpers/relay-fixtures.js';
 import { variants } from '../helpers/services.js';
-import { RATIOS, startStack, UPSTREAM_KEY, type Stack } from '../helpers/stack.js';
+import { RATIOS, startStack, syncRunsSettled, UPSTREAM_KEY, walletOf, type Stack } from '../helpers/stack.js';
 
 /**
  * E12 completions, E13 moderations and E14 rerank: the unchanged `openai` SDK (and a plain fetch for
@@ -37,21 +37,6 @@ function legacyFake() {
     'POST /v1/moderations': (_r: Seen, res: http.ServerResponse) => sendJson(res, 200, MODERATION),
     'POST /v1/rerank': rerank,
   });
-}
-
-async function walletOf(st: Stack, owner: string) {
-  const w = await st.edge.ctx.db.selectFrom('edge_wallets').innerJoin('edge_owners', 'edge_owners.id', 'edge_wallets.owner_id').select(['balance', 'reserved']).where('name', '=', owner).executeTakeFirstOrThrow();
-  return { balance: Number(w.balance), reserved: Number(w.reserved) };
-}
-
-/** Waits until no sync run is open (a stream is settled after its last byte). */
-async function settled(st: Stack) {
-  for (let i = 0; i < 100; i++) {
-    const open = await st.edge.ctx.db.selectFrom('edge_runs').select('run_id').where('status', 'in', ['reserved', 'running']).where('kind', '=', 'sync').execute();
-    if (!open.length) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('a sync run was never settled');
 }
 
 /** The last sync run's format and cost. */
@@ -99,7 +84,7 @@ for (const viaHttp of [false, true]) {
       assert.equal(whole.object, 'text_completion');
       assert.equal(whole.choices[0]!.text, '\n\nThis is indeed a test');
       assert.equal(up.seen.at(-1)!.json.echo, true, 'echo reaches an upstream that speaks completions');
-      await settled(st);
+      await syncRunsSettled(st);
       // 5 prompt + 7 completion tokens × completion ratio 2, model ratio 1.
       assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - 19, reserved: 0 });
       assert.deepEqual(await lastRun(st), { format: 'completions', status: 'succeeded', cost: 19, stream: 0 });
@@ -108,7 +93,7 @@ for (const viaHttp of [false, true]) {
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
       assert.equal(text, 'This is a test');
-      await settled(st);
+      await syncRunsSettled(st);
       assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - 19 - 13, reserved: 0 });
       assert.deepEqual(await lastRun(st), { format: 'completions', status: 'succeeded', cost: 13, stream: 1 });
     });
@@ -118,7 +103,7 @@ for (const viaHttp of [false, true]) {
       const m = await client.moderations.create({ input: 'I want to hug a kitten' });
       assert.deepEqual(m, MODERATION);
       assert.equal(up.seen.at(-1)!.json.model, 'omni-moderation-latest');
-      await settled(st);
+      await syncRunsSettled(st);
       const cost = countTokens('I want to hug a kitten');
       assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - cost, reserved: 0 });
       assert.deepEqual(await lastRun(st), { format: 'moderations', status: 'succeeded', cost, stream: 0 });
@@ -130,13 +115,13 @@ for (const viaHttp of [false, true]) {
       const res = await rerank({ ...RERANK_REQUEST, model: 'jina-reranker' });
       assert.equal(res.status, 200);
       assert.deepEqual(await res.json(), JSON.parse(relayFixture('caller-rerank/expected.json')));
-      await settled(st);
+      await syncRunsSettled(st);
       assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - 38, reserved: 0 });
 
       const priced = await rerank({ ...RERANK_REQUEST, model: 'priced-reranker', return_documents: false });
       assert.equal(priced.status, 200);
       assert.equal('document' in (await priced.json()).results[0], false);
-      await settled(st);
+      await syncRunsSettled(st);
       assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - 38 - 1000, reserved: 0 });
       assert.deepEqual(await lastRun(st), { format: 'rerank', status: 'succeeded', cost: 1000, stream: 0 });
     });
@@ -159,7 +144,7 @@ for (const viaHttp of [false, true]) {
       const refusal = (await refused.json()) as any;
       assert.equal(refusal.error.code, 'relay_invalid_request');
       assert.match(refusal.error.message, /serves no rerank/);
-      await settled(st);
+      await syncRunsSettled(st);
       assert.deepEqual(await walletOf(st, 'acme'), before);
       const noKey = await fetch(`${st.edge.url}/v1/rerank`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...RERANK_REQUEST, model: 'jina-reranker' }) });
       assert.equal(noKey.status, 401);

@@ -2,23 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { eachDatabase } from '../helpers/services.js';
-import { CHAT_COST, startStack, UPSTREAM_KEY, type Stack } from '../helpers/stack.js';
-
-/** The owner's wallet and the settlement rows of its runs. */
-async function walletOf(st: Stack, owner: string) {
-  const w = await st.edge.ctx.db.selectFrom('edge_wallets').innerJoin('edge_owners', 'edge_owners.id', 'edge_wallets.owner_id').select(['balance', 'reserved']).where('name', '=', owner).executeTakeFirstOrThrow();
-  return { balance: Number(w.balance), reserved: Number(w.reserved) };
-}
-
-/** Waits until no run of the edge is still running (a stream is settled after its last byte). */
-async function settled(st: Stack) {
-  for (let i = 0; i < 100; i++) {
-    const open = await st.edge.ctx.db.selectFrom('edge_runs').select('run_id').where('status', 'in', ['reserved', 'running']).where('kind', '=', 'sync').execute();
-    if (!open.length) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('a sync run was never settled');
-}
+import { CHAT_COST, startStack, syncRunsSettled, UPSTREAM_KEY, walletOf, type Stack } from '../helpers/stack.js';
 
 eachDatabase('edge: unchanged OpenAI SDKs against the edge, billed through the gateway relay', (v) => {
   let st: Stack;
@@ -48,7 +32,7 @@ eachDatabase('edge: unchanged OpenAI SDKs against the edge, billed through the g
     const c = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     assert.equal(c.choices[0]!.message.content, 'Hello there');
     assert.equal(c.usage?.total_tokens, 120);
-    await settled(st);
+    await syncRunsSettled(st);
     assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - CHAT_COST, reserved: 0 });
     const run = await st.edge.ctx.db.selectFrom('edge_runs').selectAll().where('kind', '=', 'sync').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
     assert.equal(run.status, 'succeeded');
@@ -71,7 +55,7 @@ eachDatabase('edge: unchanged OpenAI SDKs against the edge, billed through the g
     }
     assert.equal(text, 'Hello there');
     assert.equal(usage, 120);
-    await settled(st);
+    await syncRunsSettled(st);
     assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - CHAT_COST, reserved: 0 });
   });
 
@@ -93,7 +77,7 @@ eachDatabase('edge: unchanged OpenAI SDKs against the edge, billed through the g
     await assert.rejects(client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 404 && e.code === 'model_not_found');
     const before = await walletOf(st, 'acme');
     await assert.rejects(client.chat.completions.create({ model: 'broken-model', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 500 && e.code === 'relay_upstream_error' && typeof e.requestID === 'string');
-    await settled(st);
+    await syncRunsSettled(st);
     assert.deepEqual(await walletOf(st, 'acme'), before, 'a failed call costs nothing and holds nothing');
     assert.equal((await poorClient.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)).error?.type, 'insufficient_quota');
   });

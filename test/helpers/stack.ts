@@ -75,3 +75,19 @@ export async function startStack(v: Variant, opts: { http?: boolean; edgeEnv?: R
     },
   };
 }
+
+/** The owner's edge wallet: balance and held amount. */
+export async function walletOf(st: Stack, owner: string) {
+  const w = await st.edge.ctx.db.selectFrom('edge_wallets').innerJoin('edge_owners', 'edge_owners.id', 'edge_wallets.owner_id').select(['balance', 'reserved']).where('name', '=', owner).executeTakeFirstOrThrow();
+  return { balance: Number(w.balance), reserved: Number(w.reserved) };
+}
+
+/** Waits until no sync run of the edge is still open (a stream is settled after its last byte). */
+export async function syncRunsSettled(st: Stack) {
+  for (let i = 0; i < 100; i++) {
+    const open = await st.edge.ctx.db.selectFrom('edge_runs').select('run_id').where('status', 'in', ['reserved', 'running']).where('kind', '=', 'sync').execute();
+    if (!open.length) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('a sync run was never settled');
+}

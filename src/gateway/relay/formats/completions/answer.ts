@@ -1,6 +1,6 @@
 import { isObject, listOf, stringOf } from '../../../../kit/json/object.js';
 import { contentText, type ChatCompletion, type ChatUsage, type FinishReason, type Json } from '../../../providers/pivot.js';
-import { payloadError } from '../../../providers/openai/relay.js';
+import { openaiStreamDecoder, payloadError } from '../../../providers/openai/relay.js';
 import { UpstreamPayloadError } from '../../../providers/types.js';
 import { chatEncoder } from '../chat/index.js';
 import { showChatUsage, upstreamUsageShown, type UsageShown } from '../shown-usage.js';
@@ -59,7 +59,8 @@ export function nativeCompletionAnswer(json: unknown): { usage: ChatUsage | null
 /**
  * A native completions stream passed through chunk by chunk, read for text, finish and usage. The upstream is
  * always asked for usage: the usage chunk reaches the caller only when it asked, with the billed counts when
- * the relay replaced the upstream's (`shown`). The upstream's `[DONE]` is written by end().
+ * the relay replaced the upstream's (`shown`). The upstream's `[DONE]` is written by end(); the stream is
+ * finished once a choice has its finish reason.
  */
 export function nativeCompletionsReader(shown: UsageShown = upstreamUsageShown, includeUsage = false): StreamReader {
   let output = false;
@@ -67,6 +68,7 @@ export function nativeCompletionsReader(shown: UsageShown = upstreamUsageShown, 
   let usage: ChatUsage | null = null;
   const text: string[] = [];
   const chat = chatEncoder(includeUsage);
+  const decoder = openaiStreamDecoder();
   return {
     get output() {
       return output;
@@ -75,21 +77,9 @@ export function nativeCompletionsReader(shown: UsageShown = upstreamUsageShown, 
       return finished;
     },
     line(line) {
-      if (!line.startsWith('data:')) return '';
-      const data = line.slice(5).trim();
-      if (data === '') return '';
-      if (data === '[DONE]') {
-        finished = true;
-        return '';
-      }
-      let chunk: Json;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        throw new UpstreamPayloadError('a stream event is not JSON');
-      }
-      const error = payloadError(chunk);
-      if (error) throw error;
+      // Completion chunks are framed as chat chunks are: the chat decoder parses them and throws on errors.
+      const [chunk] = decoder.line(line) as unknown as Json[];
+      if (!chunk) return '';
       const choices = listOf(chunk.choices);
       for (const ch of choices) {
         const piece = stringOf(ch.text);
@@ -106,7 +96,7 @@ export function nativeCompletionsReader(shown: UsageShown = upstreamUsageShown, 
           return `data: ${JSON.stringify(chunk)}\n\n`;
         }
       }
-      return `data: ${data}\n\n`;
+      return `data: ${line.slice(5).trim()}\n\n`;
     },
     end: chat.end,
     fail: chat.error,
