@@ -10,7 +10,7 @@ const defs: [number, string, string?][] = [
   [24, 'Gemini', 'https://generativelanguage.googleapis.com'], [25, 'Moonshot', 'https://api.moonshot.cn'],
   [26, 'ZhipuV4', 'https://open.bigmodel.cn'], [27, 'Perplexity'], [28, 'Dummy28'], [29, 'Dummy29'], [30, 'Dummy30'],
   [31, 'LingYiWanWu'], [32, 'Dummy32'], [33, 'AWS'], [34, 'Cohere'], [35, 'MiniMax', 'https://api.minimax.chat'], [36, 'SunoAPI'],
-  [37, 'Dify'], [38, 'Jina'], [39, 'Cloudflare'], [40, 'SiliconFlow', 'https://api.siliconflow.cn'], [41, 'VertexAI'],
+  [37, 'Dify'], [38, 'Jina', 'https://api.jina.ai'], [39, 'Cloudflare'], [40, 'SiliconFlow', 'https://api.siliconflow.cn'], [41, 'VertexAI'],
   [42, 'Mistral'], [43, 'DeepSeek', 'https://api.deepseek.com'], [44, 'MokaAI'], [45, 'VolcEngine', 'https://ark.cn-beijing.volces.com'],
   [46, 'BaiduV2'], [47, 'Xinference'], [48, 'xAI', 'https://api.x.ai'], [49, 'Coze'], [50, 'Kling'], [51, 'Jimeng'], [52, 'Vidu'],
   [53, 'Submodel'], [54, 'DoubaoVideo'], [55, 'Sora'], [56, 'Replicate'], [57, 'Codex', 'https://chatgpt.com'],
