@@ -35,6 +35,20 @@ async function localRelay(config: Config, runtime: Runtime) {
   };
 }
 
+/**
+ * The edge's customer port for account commands, as src/services.ts wires the server: the edge opened in this
+ * process when SERVICES names it, else over ACCOUNT_EDGE_URL (none without it).
+ */
+export async function openCustomerPort(config: Config, runtime: Runtime) {
+  if (config.services.includes('edge')) {
+    const { createEdgeContext } = await import('./edge/app.js');
+    const e = await createEdgeContext(config, runtime);
+    return { port: e.services.customers, close: e.close };
+  }
+  const { remoteCustomerPort } = await import('./account/customers/http-port.js');
+  return { port: remoteCustomerPort(config, runtime.log.child({ deployable: 'account' })), close: async () => {} };
+}
+
 /** Every command of the CLI, not yet parsed. */
 export function cliProgram(): Command {
   const program = new Command('cli').description('operator commands for the account, gateway and edge services');
@@ -54,7 +68,7 @@ export function cliProgram(): Command {
       console.log(JSON.stringify([...buildManifest([...accountOperations(), ...gatewayOperations(config), ...edgeOperations()]), ...referenceManifest()], null, 2));
     });
 
-  registerAccountCommands(program, boot);
+  registerAccountCommands(program, boot, openCustomerPort);
   registerGatewayCommands(program, boot);
   registerEdgeCommands(program, boot, localRelay);
   registerOAuthCommands(program);

@@ -4,8 +4,18 @@ import type { Config } from '../config/index.js';
 import type { Runtime } from '../runtime.js';
 import type { AccountContext } from './context.js';
 import type { AccountServices } from './wiring.js';
+import type { CustomerPort } from '../contract/customer.js';
 
 type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Config; runtime: Runtime }>;
+
+/**
+ * The edge's customer port for a command (src/cli-program.ts): the edge opened in this process when it is one
+ * of SERVICES, else over ACCOUNT_EDGE_URL, else none (as the account server reaches it, src/services.ts).
+ */
+export type OpenCustomerPort = (config: Config, runtime: Runtime) => Promise<{ port: CustomerPort | null; close(): Promise<void> }>;
+
+/** Who the edge's audit log says turned a user's keys off or on from this CLI. */
+const CLI_ACTOR = 'system:account-cli';
 
 async function roleOf(name: string): Promise<number> {
   const { ROLE } = await import('./db.js');
@@ -15,17 +25,25 @@ async function roleOf(name: string): Promise<number> {
   return r;
 }
 
-/** `user …` commands: work against the same database as a running server. */
-export function registerAccountCommands(program: Command, boot: Boot) {
+/**
+ * `user …` commands: work against the same database as a running server. Those that touch a user's wallet or
+ * keys (create: the starting balance; disable, enable: the keys) reach the edge as the server does.
+ */
+export function registerAccountCommands(program: Command, boot: Boot, openCustomerPort?: OpenCustomerPort) {
   const user = program.command('user').description('manage account users');
-  const withAccount = async <T>(fn: (account: { ctx: AccountContext; services: AccountServices }) => Promise<T>) => {
+  const withAccount = async <T>(fn: (account: { ctx: AccountContext; services: AccountServices }) => Promise<T>, o: { edge?: boolean } = {}) => {
     const { config, runtime } = await boot();
     const { createAccountContext } = await import('./wiring.js');
-    const { ctx, services } = await createAccountContext(config, runtime);
+    const edge = o.edge && openCustomerPort ? await openCustomerPort(config, runtime) : null;
     try {
-      return await fn({ ctx, services });
+      const { ctx, services } = await createAccountContext(config, runtime, { port: edge?.port ?? null });
+      try {
+        return await fn({ ctx, services });
+      } finally {
+        await ctx.database.close();
+      }
     } finally {
-      await ctx.database.close();
+      await edge?.close();
       await runtime.close();
     }
   };
@@ -64,26 +82,25 @@ export function registerAccountCommands(program: Command, boot: Boot) {
 
   user
     .command('disable')
-    .description('stop a user from signing in and end all of their sessions')
+    .description("stop a user from signing in, end all of their sessions and stop their API keys at the edge (refused when the edge cannot be reached)")
     .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
       await withAccount(async ({ services }) => {
         const u = await services.users.byUsernameOrThrow(o.username);
-        await services.users.disable(Number(u.id));
-      });
+        await services.users.disable(Number(u.id), CLI_ACTOR);
+      }, { edge: true });
       console.log(`user ${o.username} disabled; all sessions revoked`);
     });
 
   user
     .command('enable')
-    .description('let a disabled user sign in again (also how an account held by `import new-api` is released)')
+    .description("let a disabled user sign in again and turn their API keys back on (also how an account held by `import new-api` is released)")
     .requiredOption('--username <username>', 'the user')
     .action(async (o) => {
-      const { USER_STATUS } = await import('./db.js');
       await withAccount(async ({ services }) => {
         const u = await services.users.byUsernameOrThrow(o.username);
-        await services.users.setSecurity(Number(u.id), { status: USER_STATUS.enabled });
-      });
+        await services.users.enable(Number(u.id), CLI_ACTOR);
+      }, { edge: true });
       console.log(`user ${o.username} enabled`);
     });
 

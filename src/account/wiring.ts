@@ -30,6 +30,7 @@ import { createUserChanges } from './user-admin/changes.js';
 import { createCustomerServices } from './customers/service.js';
 import { edgeAccess } from './customers/edge.js';
 import { createSignupGrant } from './customers/wallet/service.js';
+import { createKeySwitch } from './customers/tokens/service.js';
 import type { CustomerHolder } from '../contract/customer.js';
 
 /**
@@ -57,7 +58,7 @@ export async function createAccountContext(config: Config, runtime: Runtime, cus
   const sessions = createSessionsService(ctx, email);
   const edge = edgeAccess(customers);
   const signupGrant = createSignupGrant(edge, ctx.log.child({ module: 'customers' }), config.quotaForNewUser);
-  const users = createUsersService(ctx, sessions, email, signupGrant);
+  const users = createUsersService(ctx, sessions, email, signupGrant, createKeySwitch(edge, ctx.log.child({ module: 'customers' })));
   const encryption = createPasswordEncryption(ctx);
   const twoFactor = createTwoFactorService(ctx, { flows, users, sessions });
   const providers = createProviders(config.mailOAuth.oauth);

@@ -55,6 +55,7 @@ export const CUSTOMER_PORT_WIRE = {
   balances: { args: [Nums], map: true },
   setQuota: { args: [Num, Num, Str, Str] },
   grant: { args: [Num, Num, Str, Str, Str] },
+  setUserEnabled: { args: [Num, Type.Boolean(), Str] },
   listTokens: { args: [Num, Page] },
   searchTokens: { args: [Num, Str, Str, Page] },
   token: { args: [Num, Num] },

@@ -220,6 +220,15 @@ export interface CustomerPort {
   /** Adds units once per credit id (the starting balance, an import): a retry adds nothing. */
   grant(userId: number, amount: number, creditId: string, by: CustomerActor, reason: string): Promise<CustomerBalance>;
 
+  /**
+   * Turns every key of the user off (false) or on again (true), as the account disables and enables the user:
+   * while off the edge refuses each key on its next call (403 user_disabled) whatever its token's own status,
+   * and turning it on restores exactly those statuses (a token the user disabled stays disabled). A repeat
+   * changes nothing; a change is audited. Turning off a user the edge has not met yet records it, so a key
+   * added later (an import) is refused too.
+   */
+  setUserEnabled(userId: number, enabled: boolean, by: CustomerActor): Promise<void>;
+
   // Tokens (every method checks the token belongs to userId: another user's id is not_found)
   listTokens(userId: number, page: PageQuery): Promise<Page<CustomerToken>>;
   /** By name (substring) and/or by key (the full key or its masked form's visible ends). */

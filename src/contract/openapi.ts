@@ -76,7 +76,7 @@ const AUTH_ERRORS: Record<Deployable, Partial<Record<AuthClass, string[]>>> = {
     workload: ['relay_not_loopback', 'relay_not_configured', 'relay_token_missing', 'relay_token_invalid'],
   },
   edge: {
-    developer: ['missing_api_key', 'invalid_api_key', 'customer_session_not_accepted', 'token_disabled', 'token_expired', 'ip_not_allowed', 'rate_limited'],
+    developer: ['missing_api_key', 'invalid_api_key', 'customer_session_not_accepted', 'user_disabled', 'token_disabled', 'token_expired', 'ip_not_allowed', 'rate_limited'],
     workload: ['customer_api_not_loopback', 'customer_api_not_configured', 'customer_api_token_missing', 'customer_api_token_invalid'],
   },
 };

@@ -10,8 +10,10 @@ import { checkTokenAccess } from './keys/token-limits.js';
  * Authenticates an edge request: only `Authorization: Bearer svc_sk_<keyId>.<secret>` or an imported new-api
  * key (`sk-` and 48 letters or digits). Anything that looks like a customer session (a Cookie or
  * X-Auth-Session header, a bearer that is neither) is refused with `customer_session_not_accepted`, even
- * beside a valid key. An account user's key is then refused when its token is disabled or expired (401) or
- * the caller's address is outside its allow_ips (403). Then the key's rate limit.
+ * beside a valid key. Every key of a disabled account user is refused (403 user_disabled, new-api's answer to
+ * a banned user's token), read with the key on every request so a disable stops the next call; an account
+ * user's key is then refused when its token is disabled or expired (401) or the caller's address is outside
+ * its allow_ips (403). Then the key's rate limit.
  * The internal customer API (auth `workload`) takes the account service's workload token instead (`workload`).
  */
 export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMinute: number, workload: (req: FastifyRequest) => Promise<void>) {
@@ -27,6 +29,7 @@ export function edgeAuthenticator(keys: KeyService, limiter: RateLimiter, perMin
     if (!token.startsWith(CREDENTIAL_PREFIX) && !isImportedKey(token)) throw new AppError('customer_session_not_accepted');
     const identity = await keys.authenticate(token);
     if (!identity) throw new AppError('invalid_api_key');
+    if (identity.ownerSuspended) throw new AppError('user_disabled');
     if (identity.token) checkTokenAccess(identity.token, req.ip);
     req.edgeIdentity = identity;
     const hit = await limiter.hit(`key:${identity.keyId}`, perMinute, 60);

@@ -11,6 +11,8 @@ export interface EdgeOwnerTable {
   id: number;
   name: string;
   created_at: number;
+  /** Seconds since the epoch the owner's account user was disabled; null while enabled. */
+  suspended_at: number | null;
 }
 
 /** A developer key svc_sk_<key_id>.<secret>: only the SHA-256 of the secret is kept. */

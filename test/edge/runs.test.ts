@@ -268,7 +268,7 @@ eachDatabase('edge runs: admitted runs executed, read, cancelled, expired and re
       assert.equal(Number(goneSettled.cost), (await st.gateway.relay.engine.summaryOf(goneRun, { issuer: 'edge', subject: `owner-${ownerId}` }))!.quota);
       // A consumer that stops pulling (return(), as the answer writer does when its client is gone as a piece
       // arrives): the relay's summary still settles, so the call is settled and the slot freed.
-      const left = await b.services.calls.call({ identity: { keyId: parseCredential(key)!.keyId, ownerId, owner: 'acme', token: null }, format: 'chat', body: { model: 'slow-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }, requestId: 'abandoned-1', signal: new AbortController().signal });
+      const left = await b.services.calls.call({ identity: { keyId: parseCredential(key)!.keyId, ownerId, owner: 'acme', token: null, ownerSuspended: false }, format: 'chat', body: { model: 'slow-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }, requestId: 'abandoned-1', signal: new AbortController().signal });
       assert.equal(left.kind, 'stream');
       const pieces = (left as Extract<typeof left, { kind: 'stream' }>).pieces[Symbol.asyncIterator]();
       assert.match(String((await pieces.next()).value), /first/);

@@ -1,5 +1,5 @@
 import { AppError } from '../../kit/http/errors.js';
-import { ROLE, USER_STATUS } from '../db.js';
+import { ROLE } from '../db.js';
 import type { UserRow, UserSearch } from '../users/store.js';
 import type { AccountContext, AccountIdentity } from '../context.js';
 import type { UsersService } from '../users/service.js';
@@ -95,20 +95,22 @@ export function createUserAdminService(
 
     /**
      * AS08: disable, enable, promote, demote or delete; every change but `enable` ends the target's sessions.
-     * `delete` is the reference's soft delete: the user's API keys on the edge are deleted first (a failure
-     * there leaves the user as it was), then the row is marked deleted.
+     * `disable` stops every API key of the user at the edge and `enable` turns them on again (users/service.ts).
+     * `delete` is the reference's soft delete: the user's API keys on the edge are deleted and stopped first
+     * (a failure there leaves the user as it was), then the row is marked deleted.
      */
     async manage(admin: AccountIdentity, id: number, action: ManageAction) {
       if (id === admin.userId) throw new AppError('USER_MANAGE_SELF');
       const target = await users.requireOutrank(admin, id);
       const role = Number(target.role);
+      const by = `account:${admin.userId}`;
       switch (action) {
         case 'disable':
           if (role >= ROLE.root) throw new AppError('USER_ROOT_PROTECTED');
-          await users.disable(id);
+          await users.disable(id, by);
           break;
         case 'enable':
-          await users.setSecurity(id, { status: USER_STATUS.enabled });
+          await users.enable(id, by);
           break;
         case 'promote':
           if (admin.role < ROLE.root) throw new AppError('USER_PROMOTE_ROOT_ONLY');
@@ -124,7 +126,7 @@ export function createUserAdminService(
         case 'delete':
           if (role >= ROLE.root) throw new AppError('USER_ROOT_PROTECTED');
           await tokens.removeAll(id);
-          if (!(await users.softDelete(id))) throw new AppError('USER_NOT_FOUND');
+          if (!(await users.softDelete(id, by))) throw new AppError('USER_NOT_FOUND');
           break;
       }
       // The audit line of the reference's recordManageAuditFor("user.manage"): who did what to whom.

@@ -48,14 +48,21 @@ export interface RegistrationCodes {
 }
 
 /**
+ * Turns every API key of a user off or on at the edge (customers/tokens/service.ts createKeySwitch); `by`
+ * names who did it in the edge's audit log. Fails (EDGE_UNAVAILABLE) when the edge cannot do it.
+ */
+export type KeySwitch = (userId: number, enabled: boolean, by: string) => Promise<void>;
+
+/**
  * Account users: registration, lookups, rank rules and security changes. `onSignup` runs for each user who
- * registers (A41): the starting balance.
+ * registers (A41): the starting balance. `keys` stops a disabled or deleted user's API keys at the edge.
  */
 export function createUsersService(
   ctx: AccountContext,
   sessions: SessionsService,
   mail: RegistrationCodes & SecurityNotices,
   onSignup: (userId: number) => Promise<void> = async () => {},
+  keys: KeySwitch = async () => {},
 ) {
   const { db } = ctx.database;
 
@@ -191,8 +198,12 @@ export function createUsersService(
       return usersStore.setGroup(db, userId, group);
     },
 
-    /** Soft delete (the reference's ManageUser `delete`): the row stays for the usage it names; sessions end. */
-    async softDelete(userId: number): Promise<boolean> {
+    /**
+     * Soft delete (the reference's ManageUser `delete`): the row stays for the usage it names; sessions end.
+     * The user's keys are turned off at the edge first: when the edge cannot do it the user is left as it was.
+     */
+    async softDelete(userId: number, by: string): Promise<boolean> {
+      await keys(userId, false, by);
       const deleted = await usersStore.softDelete(db, userId, nowSeconds());
       if (!deleted) return false;
       await sessions.invalidateUser(userId);
@@ -200,10 +211,25 @@ export function createUsersService(
       return true;
     },
 
-    /** Stops the user from signing in and ends every session (CLI `user disable`, AS08 `disable`). */
-    async disable(userId: number, reason = 'admin_disabled') {
+    /**
+     * Stops the user from signing in, ends every session and stops every API key of the user at the edge
+     * (CLI `user disable`, AS08 `disable`). The keys go first: when the edge cannot stop them the disable
+     * fails (EDGE_UNAVAILABLE) and the user is left as it was, never disabled with its keys still working.
+     */
+    async disable(userId: number, by: string, reason = 'admin_disabled') {
+      await keys(userId, false, by);
       await setSecurity(userId, { status: USER_STATUS.disabled });
       await sessions.revokeAllOfUser(userId, reason);
+    },
+
+    /**
+     * Lets a disabled user sign in again and turns its API keys back on (each token as its user left it). The
+     * user goes first: when the edge cannot turn the keys on the call fails (EDGE_UNAVAILABLE) with the user
+     * enabled and its keys still off, and a repeat finishes it (never keys working for a disabled user).
+     */
+    async enable(userId: number, by: string) {
+      await setSecurity(userId, { status: USER_STATUS.enabled });
+      await keys(userId, true, by);
     },
 
     /** The usernames of these user ids (usage rows name their user); an unknown id is left out. */

@@ -77,6 +77,7 @@ export const edgeErrors = {
   },
   token_expired: { status: 401, type: 'invalid_request_error', en: 'This API key has expired', zh: '该 API 密钥已过期' },
   token_disabled: { status: 401, type: 'invalid_request_error', en: 'This API key is disabled', zh: '该 API 密钥已禁用' },
+  user_disabled: { status: 403, type: 'invalid_request_error', en: 'The account this API key belongs to is disabled', zh: '该 API 密钥所属的用户已被禁用' },
   token_quota_exhausted: {
     status: 403,
     type: 'insufficient_quota',

@@ -9,6 +9,8 @@ export interface EdgeIdentity {
   owner: string;
   /** The account user's token this key belongs to; null for a CLI key. */
   token: TokenIdentity | null;
+  /** The owner's account user is disabled: every key of the owner is refused (edgeAuthenticator). */
+  ownerSuspended: boolean;
 }
 
 const OWNER = /^[A-Za-z0-9._-]{1,64}$/;
@@ -50,6 +52,6 @@ export class KeyService {
     // The comparison runs for unknown keys too (against zeros), so timing does not tell them apart.
     const ok = secretMatches(parsed.secret, row?.secret_hash ?? null);
     if (!ok || !row || row.revoked_at !== null || row.token_deleted_at !== null) return null;
-    return { keyId: row.key_id, ownerId: Number(row.owner_id), owner: row.owner, token: tokenIdentityOf(row) };
+    return { keyId: row.key_id, ownerId: Number(row.owner_id), owner: row.owner, token: tokenIdentityOf(row), ownerSuspended: row.owner_suspended_at !== null };
   }
 }

@@ -32,6 +32,7 @@ const keyRow = prepared((db: Db, keyId: string) =>
       'edge_keys.secret_hash',
       'edge_keys.revoked_at',
       'edge_owners.name as owner',
+      'edge_owners.suspended_at as owner_suspended_at',
       'edge_tokens.id as token_id',
       'edge_tokens.name as token_name',
       'edge_tokens.status as token_status',
@@ -47,6 +48,13 @@ const keyRow = prepared((db: Db, keyId: string) =>
 /** A key with its owner and its token's columns (null for a CLI key); undefined when there is no such key. */
 export async function keyWithOwner(db: Db, keyId: string) {
   return (await keyRow(db, keyId)).rows[0];
+}
+
+/** Sets or clears an owner's suspension; true when it changed. */
+export async function setOwnerSuspended(db: Db, ownerId: number, suspendedAt: number | null): Promise<boolean> {
+  const q = db.updateTable('edge_owners').set({ suspended_at: suspendedAt }).where('id', '=', ownerId);
+  const r = await (suspendedAt === null ? q.where('suspended_at', 'is not', null) : q.where('suspended_at', 'is', null)).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {

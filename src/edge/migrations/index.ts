@@ -250,6 +250,13 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
         await db.schema.createIndex('edge_credits_owner').on('edge_credits').columns(['owner_id', 'created_at']).execute();
       },
     },
+    '0007_owner_suspension': {
+      async up(db: Kysely<any>) {
+        // An owner whose account user is disabled: every key of it is refused while set (the tokens' own
+        // statuses are left as their user set them, so enabling the user again restores exactly those).
+        await db.schema.alterTable('edge_owners').addColumn('suspended_at', 'bigint').execute();
+      },
+    },
     // Which wallets, tokens, codes and log rows came from which rows of another system (`import new-api`);
     // numbered apart from the rest, as in the other databases.
     '0900_import_map': importMapMigration,

@@ -68,6 +68,40 @@ export function refusalCases(product: () => Product) {
     await charged(t.key);
   });
 
+  test('a disabled user\'s keys are refused with 403 user_disabled, not relayed nor charged; enabled again they are served, and a token the user turned off stays off', async () => {
+    const p = product();
+    const d = await p.register('banned');
+    await p.fund(d, FUNDS);
+    const t = await createToken(p, d, 'in use');
+    const own = await createToken(p, d, 'turned off');
+    assert.equal((await d.web.request('PUT', '/api/token/?status_only=true', { body: { id: own.id, status: 2 } })).json?.success, true);
+    const wallet = async () => (await p.admin.get(`/api/user/${d.id}`)).json.data.quota;
+    const manage = async (action: string) => {
+      const r = await p.admin.post('/api/user/manage', { id: d.id, action });
+      assert.equal(r.json?.success, true, `${action}: ${r.text}`);
+    };
+    await manage('disable');
+    const before = await wallet();
+    const upstream = p.upstreamCalls();
+    for (const key of [t.key, own.key]) {
+      const r = await p.chat(key);
+      assert.deepEqual([r.status, r.json?.error?.code], [403, 'user_disabled'], r.text);
+      const models = await fetch(`${p.edgeUrl}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(models.status, 403);
+    }
+    await new Promise((res) => setTimeout(res, 150));
+    assert.equal(p.upstreamCalls(), upstream, 'not relayed');
+    assert.equal(await wallet(), before, 'not charged');
+    await manage('enable');
+    assert.equal((await d.web.login(d.username, d.password)).json?.success, true);
+    p.secrets.add(d.web.accessToken!);
+    const served = await p.chat(t.key);
+    assert.equal(served.status, 200, served.text);
+    const still = await p.chat(own.key);
+    assert.deepEqual([still.status, still.json?.error?.code], [401, 'token_disabled'], still.text);
+    assert.equal((await tokenOf(d, own.id)).status, 2);
+  });
+
   test('a model outside model_limits is refused with 403 model_not_allowed', async () => {
     const p = product();
     const t = await createToken(p, c, 'embeddings only', { model_limits_enabled: true, model_limits: MODELS.embedding });

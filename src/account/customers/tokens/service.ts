@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { AppError } from '../../../kit/http/errors.js';
 import type { CustomerToken, TokenSettings } from '../../../contract/customer.js';
 import { pageAnswer, pageOf, type PagingInput } from '../paging.js';
@@ -124,3 +125,18 @@ export function createTokensService(edge: EdgeAccess) {
 }
 
 export type TokensService = ReturnType<typeof createTokensService>;
+
+/**
+ * Turns every API key of a user off or on at the edge (the users service calls it when it disables, enables
+ * or deletes a user). Without an edge for this service (run alone, no ACCOUNT_EDGE_URL) there is no key it
+ * could reach, and it only warns; an edge that is configured and fails is EDGE_UNAVAILABLE.
+ */
+export function createKeySwitch(edge: EdgeAccess, log: Logger) {
+  return async (userId: number, enabled: boolean, by: string): Promise<void> => {
+    if (!edge.port) {
+      log.warn({ user_id: userId, enabled }, "the user's API keys were not switched: the edge is not reachable from this service");
+      return;
+    }
+    await edge.run((port) => port.setUserEnabled(userId, enabled, by));
+  };
+}
