@@ -14,6 +14,8 @@ type Boot = () => { config: Config; runtime: Runtime } | Promise<{ config: Confi
  */
 export type OpenCustomerPort = (config: Config, runtime: Runtime) => Promise<{ port: CustomerPort | null; close(): Promise<void> }>;
 
+const always = () => true;
+
 /** Who the edge's audit log says turned a user's keys off or on from this CLI. */
 const CLI_ACTOR = 'system:account-cli';
 
@@ -31,10 +33,10 @@ async function roleOf(name: string): Promise<number> {
  */
 export function registerAccountCommands(program: Command, boot: Boot, openCustomerPort?: OpenCustomerPort) {
   const user = program.command('user').description('manage account users');
-  const withAccount = async <T>(fn: (account: { ctx: AccountContext; services: AccountServices }) => Promise<T>, o: { edge?: boolean } = {}) => {
+  const withAccount = async <T>(fn: (account: { ctx: AccountContext; services: AccountServices }) => Promise<T>, o: { edge?: (config: Config) => boolean } = {}) => {
     const { config, runtime } = await boot();
     const { createAccountContext } = await import('./wiring.js');
-    const edge = o.edge && openCustomerPort ? await openCustomerPort(config, runtime) : null;
+    const edge = o.edge?.(config) && openCustomerPort ? await openCustomerPort(config, runtime) : null;
     try {
       const { ctx, services } = await createAccountContext(config, runtime, { port: edge?.port ?? null });
       try {
@@ -50,7 +52,7 @@ export function registerAccountCommands(program: Command, boot: Boot, openCustom
 
   user
     .command('create')
-    .description('create a user (the password must pass the password policy)')
+    .description('create a user (the password must pass the password policy) with the starting balance (QUOTA_FOR_NEW_USER)')
     .requiredOption('--username <username>', 'login name')
     .requiredOption('--password <password>', 'initial password')
     .option('--email <email>', 'email address')
@@ -61,8 +63,10 @@ export function registerAccountCommands(program: Command, boot: Boot, openCustom
       const id = await withAccount(async ({ ctx, services }) => {
         const problem = passwordProblem(o.password, { username: o.username, words: ctx.config.passwordContextWords });
         if (problem) throw new Error(problem);
-        return services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role });
-      });
+        const id = await services.users.insertUser({ username: o.username, password: o.password, email: o.email ?? null, role });
+        await services.users.grantStartingBalance(id);
+        return id;
+      }, { edge: (config) => config.quotaForNewUser > 0 });
       console.log(`created user ${o.username} (id ${id}, role ${o.role})`);
     });
 
@@ -88,7 +92,7 @@ export function registerAccountCommands(program: Command, boot: Boot, openCustom
       await withAccount(async ({ services }) => {
         const u = await services.users.byUsernameOrThrow(o.username);
         await services.users.disable(Number(u.id), CLI_ACTOR);
-      }, { edge: true });
+      }, { edge: always });
       console.log(`user ${o.username} disabled; all sessions revoked`);
     });
 
@@ -100,7 +104,7 @@ export function registerAccountCommands(program: Command, boot: Boot, openCustom
       await withAccount(async ({ services }) => {
         const u = await services.users.byUsernameOrThrow(o.username);
         await services.users.enable(Number(u.id), CLI_ACTOR);
-      }, { edge: true });
+      }, { edge: always });
       console.log(`user ${o.username} enabled`);
     });
 
