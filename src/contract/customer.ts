@@ -252,9 +252,13 @@ export interface CustomerPort {
   /** Creates `count` codes; answers their keys, shown this once. */
   createCodes(c: NewTopupCodes, by: CustomerActor): Promise<string[]>;
   listCodes(keyword: string, page: PageQuery): Promise<Page<TopupCode>>;
+  /** One code that is not deleted (its key masked), else not_found. */
+  code(id: number): Promise<TopupCode>;
   updateCode(id: number, c: { name: string; quota: number; expired_time: number }, by: CustomerActor): Promise<TopupCode>;
   setCodeStatus(id: number, status: number, by: CustomerActor): Promise<TopupCode>;
   deleteCode(id: number, by: CustomerActor): Promise<void>;
+  /** Deletes every used, disabled or expired code (new-api's DeleteInvalidRedemptions); answers how many. */
+  deleteInvalidCodes(by: CustomerActor): Promise<number>;
   /** Credits the code's quota to the user exactly once (code_invalid otherwise); answers the amount. */
   redeem(userId: number, key: string): Promise<number>;
   topups(userId: number, page: PageQuery): Promise<Page<Topup>>;

@@ -105,6 +105,8 @@ export const operations: OperationSpec[] = [
   { id: 'AS11', name: 'redemptionCreate', method: 'POST', path: '/api/redemption/', deployable: 'account', auth: 'admin', addition: true, summary: 'Create top-up codes; the answer carries their keys, shown this once (admin)' },
   { id: 'AS12', name: 'redemptionUpdate', method: 'PUT', path: '/api/redemption/', deployable: 'account', auth: 'admin', addition: true, summary: 'Change a top-up code, or only its status with ?status_only=true (admin)' },
   { id: 'AS13', name: 'redemptionDelete', method: 'DELETE', path: '/api/redemption/:id', deployable: 'account', auth: 'admin', addition: true, summary: 'Delete a top-up code (admin)' },
+  { id: 'AS56', name: 'redemptionGet', method: 'GET', path: '/api/redemption/:id', deployable: 'account', auth: 'admin', addition: true, summary: 'One top-up code, its key masked (admin)' },
+  { id: 'AS57', name: 'redemptionsDeleteInvalid', method: 'DELETE', path: '/api/redemption/invalid', deployable: 'account', auth: 'admin', addition: true, summary: 'Delete every used, disabled or expired top-up code; answers how many (admin)' },
   { id: 'AS14', name: 'logs', method: 'GET', path: '/api/log/', deployable: 'account', auth: 'admin', addition: true, summary: 'Every user\'s usage log, with a username filter, paged (admin)' },
   { id: 'AS15', name: 'logStat', method: 'GET', path: '/api/log/stat', deployable: 'account', auth: 'admin', addition: true, summary: 'Units spent by every user or one, and calls and tokens of the last minute (admin)' },
   { id: 'AS16', name: 'data', method: 'GET', path: '/api/data/', deployable: 'account', auth: 'admin', addition: true, summary: 'Usage by hour, user and model (admin)' },

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Browser } from '../../helpers/http.js';
 import { eachPlacement, startCustomerStack, type CustomerStack } from './stack.js';
 
-// Top-up codes (AP17, AP18, AS09–AS13) with the edge co-hosted: admins make codes whose keys are shown
+// Top-up codes (AP17, AP18, AS09–AS13, AS56, AS57) with the edge co-hosted: admins make codes whose keys are shown
 // once; a customer redeems one exactly once (also under concurrency); every other code answers alike.
 eachPlacement('customer API: top-up codes', (v, apart) => {
   let c: CustomerStack;
@@ -85,6 +85,42 @@ eachPlacement('customer API: top-up codes', (v, apart) => {
     }
   });
 
+  test('AS56 reads one code, its key masked; AS57 deletes the used, disabled and expired codes and answers how many, leaving the usable ones', async () => {
+    const [key] = await make({ name: 'one', quota: 42, count: 1 });
+    const id = await idOf('one');
+    const one = await c.root.get(`/api/redemption/${id}`);
+    assert.equal(one.json.success, true, one.text);
+    assert.deepEqual({ ...one.json.data, created_time: 0 }, { id, name: 'one', key: `${key!.slice(0, 4)}**********${key!.slice(-4)}`, status: 1, quota: 42, created_time: 0, redeemed_time: 0, used_user_id: 0, expired_time: 0 });
+    await make({ name: 'gone', quota: 1, count: 1 });
+    const gone = await idOf('gone');
+    assert.equal((await c.root.delete(`/api/redemption/${gone}`)).json.success, true);
+    for (const missing of [999999, gone]) assert.deepEqual((await c.root.get(`/api/redemption/${missing}`)).json.code, 'TOPUP_CODE_NOT_FOUND', String(missing));
+    assert.equal((await c.root.get('/api/redemption/abc')).status, 400);
+
+    // One of each: used, disabled, expired (its expiry passed since it was made), usable, usable until later.
+    const [used] = await make({ name: 'inv-used', quota: 5, count: 1 });
+    assert.equal((await alice.b.post('/api/user/topup', { key: used })).json.success, true);
+    await make({ name: 'inv-off', quota: 5, count: 1 });
+    await c.root.request('PUT', '/api/redemption/?status_only=true', { body: { id: await idOf('inv-off'), status: 2 } });
+    await make({ name: 'inv-expired', quota: 5, count: 1, expired_time: Math.floor(Date.now() / 1000) + 3600 });
+    await c.st.edge.ctx.db.updateTable('edge_redemptions').set({ expired_time: Math.floor(Date.now() / 1000) - 5 }).where('name', '=', 'inv-expired').execute();
+    await make({ name: 'inv-later', quota: 5, count: 1, expired_time: Math.floor(Date.now() / 1000) + 3600 });
+    const listed = async () => (await c.root.get('/api/redemption/?page_size=100')).json.data.items as { name: string; status: number; expired_time: number }[];
+    const now = Math.floor(Date.now() / 1000);
+    const before = await listed();
+    const usable = before.filter((x) => x.status === 1 && (x.expired_time === 0 || x.expired_time >= now));
+    assert.ok(before.length - usable.length >= 3);
+
+    const r = await c.root.delete('/api/redemption/invalid');
+    assert.deepEqual(r.json, { success: true, message: '', data: before.length - usable.length });
+    const after = await listed();
+    assert.deepEqual(after.map((x) => x.name), usable.map((x) => x.name));
+    for (const name of ['inv-used', 'inv-off', 'inv-expired']) assert.ok(!after.some((x) => x.name === name), name);
+    assert.ok(after.some((x) => x.name === 'inv-later') && after.some((x) => x.name === 'one'));
+    assert.deepEqual((await c.root.delete('/api/redemption/invalid')).json.data, 0, 'nothing left to delete');
+    assert.ok(c.account.log.lines.some((l) => l.includes('"audit":"redemption.delete_invalid"') && l.includes(`"count":${before.length - usable.length}`)));
+  });
+
   test('bad input gets a clear code; customers cannot reach the admin routes', async () => {
     const past = Math.floor(Date.now() / 1000) - 3600;
     for (const body of [{ name: '', quota: 1, count: 1 }, { name: 'x'.repeat(21), quota: 1, count: 1 }, { name: 'n', quota: 1, count: 0 }, { name: 'n', quota: 1, count: 101 }, { name: 'n', quota: 0, count: 1 }, { name: 'n', quota: 1, count: 1, expired_time: past }]) {
@@ -93,7 +129,7 @@ eachPlacement('customer API: top-up codes', (v, apart) => {
     }
     for (const body of [{ name: 'n', quota: 'lots', count: 1 }, { name: 'n', quota: 1, count: 1.5 }]) assert.equal((await c.root.post('/api/redemption/', body)).json.code, 'INVALID_PARAMETERS');
     assert.equal((await alice.b.post('/api/user/topup', { key: 12345 })).json.code, 'INVALID_PARAMETERS');
-    for (const [method, path] of [['GET', '/api/redemption/'], ['GET', '/api/redemption/search'], ['POST', '/api/redemption/'], ['PUT', '/api/redemption/'], ['DELETE', '/api/redemption/1']] as const) {
+    for (const [method, path] of [['GET', '/api/redemption/'], ['GET', '/api/redemption/search'], ['POST', '/api/redemption/'], ['PUT', '/api/redemption/'], ['DELETE', '/api/redemption/1'], ['GET', '/api/redemption/1'], ['DELETE', '/api/redemption/invalid']] as const) {
       const r = await alice.b.request(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: { id: 1, name: 'n', quota: 1, count: 1 } });
       assert.deepEqual([r.status, r.json.code], [403, 'AUTH_INSUFFICIENT_PRIVILEGE'], path);
     }

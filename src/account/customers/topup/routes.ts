@@ -16,7 +16,7 @@ const code = {
 };
 const CODE_ERRORS = [...EDGE_ERRORS, 'TOPUP_CODE_NOT_FOUND'];
 
-/** Top-up: the customer's redemption and history (AP17, AP18) and the admin's codes (AS09–AS13), as new-api. */
+/** Top-up: the customer's redemption and history (AP17, AP18) and the admin's codes (AS09–AS13, AS56, AS57), as new-api. */
 export function topupRoutes(topup: TopupService) {
   return [
     implement('AP17', {
@@ -63,6 +63,19 @@ export function topupRoutes(topup: TopupService) {
         body: Type.Object({ id: Id, status: Type.Optional(Whole), ...code }),
       },
       handler: async (req) => ok(await topup.update(identityOf(req).userId, req.body, Boolean(req.query.status_only))),
+    }),
+
+    implement('AS56', {
+      data: TopupCode,
+      errors: CODE_ERRORS,
+      schema: { params: Type.Object({ id: Id }) },
+      handler: async (req) => ok(await topup.code(req.params.id)),
+    }),
+
+    implement('AS57', {
+      data: Type.Integer({ description: 'how many codes were deleted' }),
+      errors: EDGE_ERRORS,
+      handler: async (req) => ok(await topup.removeInvalid(identityOf(req).userId)),
     }),
 
     implement('AS13', {

@@ -57,6 +57,17 @@ export function createTopupService(edge: EdgeAccess, log: Logger) {
       return edge.run((port) => port.updateCode(input.id, codeSettings(input), actor(adminId)), 'TOPUP_CODE_NOT_FOUND');
     },
 
+    code(id: number): Promise<TopupCode> {
+      return edge.run((port) => port.code(id), 'TOPUP_CODE_NOT_FOUND');
+    },
+
+    /** DELETE /api/redemption/invalid: how many used, disabled or expired codes were deleted. */
+    async removeInvalid(adminId: number): Promise<number> {
+      const deleted = await edge.run((port) => port.deleteInvalidCodes(actor(adminId)), 'TOPUP_CODE_NOT_FOUND');
+      log.info({ audit: 'redemption.delete_invalid', admin_id: adminId, count: deleted }, 'invalid top-up codes deleted');
+      return deleted;
+    },
+
     remove(adminId: number, id: number): Promise<void> {
       return edge.run((port) => port.deleteCode(id, actor(adminId)), 'TOPUP_CODE_NOT_FOUND');
     },

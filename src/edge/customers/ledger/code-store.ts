@@ -77,6 +77,22 @@ export async function softDeleteCode(db: Db, id: number, now: number) {
 }
 
 /**
+ * Deletes every undeleted code that is used or disabled, or enabled and past its expiry at `now` (new-api's
+ * DeleteInvalidRedemptions); answers how many.
+ */
+export async function softDeleteInvalidCodes(db: Db, now: number, status: { enabled: number; disabled: number; used: number }): Promise<number> {
+  const r = await db
+    .updateTable('edge_redemptions')
+    .set({ deleted_at: now })
+    .where('deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([eb('status', 'in', [status.used, status.disabled]), eb.and([eb('status', '=', status.enabled), eb('expired_time', '<>', 0), eb('expired_time', '<', now)])]),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
  * Marks the code of this hash used, when it is enabled, not deleted and not expired at `now`: one
  * conditional update, so of concurrent redemptions exactly one changes it (the others wait for its row and
  * then find it used). Answers whether this one did.

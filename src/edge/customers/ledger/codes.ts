@@ -7,9 +7,9 @@ import { nowSeconds } from '../../db.js';
 import { credit, insertCredit } from '../../wallets/store.js';
 import { checkUserId, customerOwnerId, ensureCustomerOwner } from '../owners.js';
 import { check, MAX_UNITS, pageOf, quotaText, UNITS_PER_USD, userIdOfOwner } from './common.js';
-import { claimCode, codeByHash, codeById, creditsOfKinds, findCodes, insertCode, setCodeStatus, setRedeemedBy, softDeleteCode, updateCode, type CodeRow } from './code-store.js';
+import { claimCode, codeByHash, codeById, creditsOfKinds, findCodes, insertCode, setCodeStatus, setRedeemedBy, softDeleteCode, softDeleteInvalidCodes, updateCode, type CodeRow } from './code-store.js';
 
-export type CodeMethods = Pick<CustomerPort, 'createCodes' | 'listCodes' | 'updateCode' | 'setCodeStatus' | 'deleteCode' | 'redeem' | 'topups'>;
+export type CodeMethods = Pick<CustomerPort, 'createCodes' | 'listCodes' | 'code' | 'updateCode' | 'setCodeStatus' | 'deleteCode' | 'deleteInvalidCodes' | 'redeem' | 'topups'>;
 
 /** new-api's limits on a batch of codes (AddRedemption): a name of 1–20 characters, 1–100 codes. */
 const NAME_MAX = 20;
@@ -119,6 +119,11 @@ export function codePart(ctx: EdgeContext): CodeMethods {
       return { items: rows.map(codeView), total };
     },
 
+    code(id) {
+      checkId(id);
+      return viewOf(id);
+    },
+
     async updateCode(id, c, by) {
       checkId(id);
       checkSettings(c, nowSeconds());
@@ -144,6 +149,15 @@ export function codePart(ctx: EdgeContext): CodeMethods {
       checkId(id);
       checkActor(by);
       if (!(await changed(by, 'code.delete', { id }, (trx) => softDeleteCode(trx, id, nowSeconds())))) throw notFound();
+    },
+
+    async deleteInvalidCodes(by) {
+      checkActor(by);
+      return ctx.db.transaction().execute(async (trx) => {
+        const deleted = await softDeleteInvalidCodes(trx, nowSeconds(), CODE_STATUS);
+        if (deleted > 0) await appendAudit(trx, by, 'code.delete_invalid', { count: deleted });
+        return deleted;
+      });
     },
 
     async redeem(userId, key) {

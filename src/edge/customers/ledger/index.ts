@@ -7,7 +7,7 @@ import { pricingPart } from './pricing.js';
 
 export type LedgerMethods = Pick<
   CustomerPort,
-  'logs' | 'logStat' | 'usage' | 'createCodes' | 'listCodes' | 'updateCode' | 'setCodeStatus' | 'deleteCode' | 'redeem' | 'topups' | 'pricing' | 'models'
+  'logs' | 'logStat' | 'usage' | 'createCodes' | 'listCodes' | 'code' | 'updateCode' | 'setCodeStatus' | 'deleteCode' | 'deleteInvalidCodes' | 'redeem' | 'topups' | 'pricing' | 'models'
 >;
 
 /** The customer port's ledger: an account user's usage log, top-up codes, and the prices of the public models. */
