@@ -36,27 +36,39 @@ async function accountPart(config: Config, runtime: Runtime, source: Source, o: 
   }
 }
 
-/** Which account user each new-api user became, as earlier runs left the account database (for --only edge). */
-async function importedUsers(config: Config, runtime: Runtime): Promise<Map<string, number>> {
+/** What the edge part needs of the account part: new-api id → account user id, and which of them are disabled. */
+interface ImportedUsers {
+  userIds: Map<string, number>;
+  disabled: Set<number>;
+}
+
+/** Which account user each new-api user became, and which are disabled, as earlier runs left the account database (for --only edge). */
+async function importedUsers(config: Config, runtime: Runtime): Promise<ImportedUsers> {
   const { createAccountContext } = await import('../account/wiring.js');
-  const { importedUserIds } = await import('../account/import/service.js');
+  const { importedUserIds, disabledAmong } = await import('../account/import/service.js');
   const { ctx } = await createAccountContext(config, runtime);
   try {
-    return await importedUserIds(ctx.database.db, NEW_API);
+    const userIds = await importedUserIds(ctx.database.db, NEW_API);
+    return { userIds, disabled: await disabledAmong(ctx.database.db, [...userIds.values()]) };
   } finally {
     await ctx.database.close();
   }
 }
 
-/** Wallets, tokens, codes and usage of the users the account part brought (`userIds`: new-api id → account user id). */
-async function edgePart(config: Config, runtime: Runtime, source: Source, logs: Source, o: Options, userIds: Map<string, number>) {
+/** Wallets, tokens, codes and usage of the users the account part brought; a disabled user's keys turned off. */
+async function edgePart(config: Config, runtime: Runtime, source: Source, logs: Source, o: Options, users: ImportedUsers) {
+  const { userIds, disabled } = users;
   const { ImportSession } = await import('../kit/db/batch-import.js');
   const { createEdgeContext } = await import('../edge/app.js');
   const { importEdge } = await import('../edge/import/service.js');
   const e = await createEdgeContext(config, runtime);
   const session = new ImportSession(e.ctx.db, { source: NEW_API, dryRun: o.dryRun, batchSize: o.batchSize });
   try {
-    return await importEdge(source, session, { userIdOf: (id) => userIds.get(id), logs: o.logsDays === undefined ? undefined : { source: logs, days: o.logsDays } });
+    return await importEdge(source, session, {
+      userIdOf: (id) => userIds.get(id),
+      accounts: { all: [...new Set(userIds.values())], disabled },
+      logs: o.logsDays === undefined ? undefined : { source: logs, days: o.logsDays },
+    });
   } finally {
     await session.finish();
     await e.close();
@@ -79,7 +91,7 @@ async function gatewayPart(config: Config, runtime: Runtime, source: Source, o: 
 }
 
 /** Report lines made from other source tables (bindings from users and providers, wallets from users). */
-const DERIVED = new Set(['bindings', 'wallets']);
+const DERIVED = new Set(['bindings', 'wallets', "disabled users' keys"]);
 
 /** Tables new-api's GORM models create: a source with none of them is not a new-api database. */
 const NEW_API_TABLES = ['users', 'channels', 'abilities', 'tokens', 'logs', 'options', 'two_fas', 'two_fa_backup_codes', 'passkey_credentials', 'redemptions'];
@@ -122,15 +134,15 @@ export async function importNewApi(boot: Boot, from: string, opts: Options): Pro
     const reports: TableReport[] = [];
     let notices: Notice[] = [];
     const runs = (part: string) => opts.only === undefined || opts.only === part;
-    let userIds: Map<string, number> | undefined;
+    let users: ImportedUsers | undefined;
     if (runs('account')) {
       const account = await accountPart(config, runtime, source, opts);
       reports.push(...account.reports);
       notices = account.notices;
-      userIds = account.userIds;
+      users = { userIds: account.userIds, disabled: account.disabled };
     }
     if (runs('gateway')) reports.push(...(await gatewayPart(config, runtime, source, opts)));
-    if (runs('edge')) reports.push(...(await edgePart(config, runtime, source, logs, opts, userIds ?? (await importedUsers(config, runtime)))));
+    if (runs('edge')) reports.push(...(await edgePart(config, runtime, source, logs, opts, users ?? (await importedUsers(config, runtime)))));
     for (const r of reports) if (!DERIVED.has(r.table) && !(r.table === 'logs' ? logs : source).tables.has(r.table)) r.note = 'not present in the source';
     return { reports, notices };
   } finally {

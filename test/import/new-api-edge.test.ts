@@ -54,6 +54,8 @@ eachDatabase('import new-api: wallets, tokens, top-up codes and usage into the e
     tokens: 'tokens: read 7, imported 3, updated 0, unchanged 0, skipped 4',
     redemptions: 'redemptions: read 5, imported 2, updated 0, unchanged 0, skipped 3',
     logs: 'logs: read 5, imported 4, updated 0, unchanged 0, skipped 1',
+    // bob is disabled in new-api and gina held by the import (her second factor stayed behind).
+    "disabled users' keys": "disabled users' keys: read 5, imported 0, updated 2, unchanged 3, skipped 0",
   };
 
   test('--dry-run reports the edge tables and writes nothing there', async () => {
@@ -145,11 +147,18 @@ eachDatabase('import new-api: wallets, tokens, top-up codes and usage into the e
       assert.ok(runs.every((x: any) => /^[0-9a-f-]{36}$/.test(x.run_id)));
       // No settlement: the imported calls were paid in new-api (the balance is after them).
       assert.deepEqual(await db.selectFrom('edge_settlements').selectAll().execute(), []);
-      const audit = await db.selectFrom('edge_audit').selectAll().execute();
+      const audit = await db.selectFrom('edge_audit').selectAll().orderBy('id').execute();
       assert.deepEqual(
         audit.map((a: any) => [a.actor, a.operation, JSON.parse(a.detail)]),
-        [['cli:import', 'import', { source: 'new-api', wallets: { imported: 5, updated: 0 }, tokens: { imported: 3, updated: 0 }, redemptions: { imported: 2, updated: 0 }, logs: { imported: 4, updated: 0 } }]],
+        [
+          ['cli:import', 'owner.suspend', { owner: customerOwnerName(bob) }],
+          ['cli:import', 'owner.suspend', { owner: customerOwnerName(await accountId('gina')) }],
+          ['cli:import', 'import', { source: 'new-api', wallets: { imported: 5, updated: 0 }, tokens: { imported: 3, updated: 0 }, redemptions: { imported: 2, updated: 0 }, "disabled users' keys": { imported: 0, updated: 2 }, logs: { imported: 4, updated: 0 } }],
+        ],
       );
+      // bob's and gina's keys are off as their accounts are; the others' work.
+      const suspended = await db.selectFrom('edge_owners').select('name').where('suspended_at', 'is not', null).orderBy('name').execute();
+      assert.deepEqual(suspended.map((o: any) => o.name), [customerOwnerName(bob), customerOwnerName(await accountId('gina'))].sort());
     });
   });
 

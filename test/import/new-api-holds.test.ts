@@ -72,7 +72,7 @@ eachDatabase('import new-api: users without a password or whose second factor st
     ]);
     assert.match(notice(r.text, BARE).action, /reset email .* set a password or an email address in new-api and import again/);
     assert.deepEqual(listed(r.text, HELD), ['lena (new-api id 4): undecodable 2FA secret in new-api']);
-    assert.match(notice(r.text, HELD).action, /^`npm run cli -- user enable --username NAME` lets the user sign in with the password; have them set up 2FA again/);
+    assert.match(notice(r.text, HELD).action, /^`npm run cli -- user enable --username NAME` lets the user sign in with the password and turns their API keys back on; have them set up 2FA again/);
     assert.ok(!r.text.includes('pbkdf2') && !r.text.includes('5f4dcc3b'), 'never a hash in the report');
     assert.deepEqual([(await user('lena')).status, (await user('max')).status, (await user('ivan')).password_hash], [2, 1, null]);
     assert.equal((await s.browser().login('lena', PW)).json.code, 'LOGIN_FAILED');

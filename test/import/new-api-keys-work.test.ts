@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 import { CHAT_COST, startStack, type Stack } from '../helpers/stack.js';
-import { customerOwnerName } from '../../src/contract/customer.js';
+import { customerOwnerName, type CustomerHolder } from '../../src/contract/customer.js';
 import { fill } from './new-api-data.js';
 import { BALANCES, fillCustomers, NOW, STORED } from './new-api-customers.js';
 import { databases, importCli, line } from './harness.js';
@@ -16,6 +16,8 @@ eachDatabase('import new-api: an imported customer calls the edge with the old k
   let s: AccountServer;
   let d: Awaited<ReturnType<typeof databases>>;
   let st: Stack;
+  // The account reaches the edge's customer port as a co-hosted edge hands it over.
+  const holder: CustomerHolder = { port: null };
   const chat = (key: string, model = 'gpt-4o') => st.edge.request('POST', '/v1/chat/completions', { token: key, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
   const wallet = async (userId: number) => {
     const o = await st.edge.ctx.db.selectFrom('edge_owners').select('id').where('name', '=', customerOwnerName(userId)).executeTakeFirstOrThrow();
@@ -25,11 +27,12 @@ eachDatabase('import new-api: an imported customer calls the edge with the old k
   const token = (name: string) => st.edge.ctx.db.selectFrom('edge_tokens').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
 
   before(async () => {
-    s = await startAccount(v);
+    s = await startAccount(v, { customers: holder });
     d = await databases(v, s);
     await fill(d.source);
     await fillCustomers(d.source, NOW());
     st = await startStack(v);
+    holder.port = st.edge.services.customers;
     for (const model of ['gpt-4o', 'text-embedding-3-small']) assert.equal((await st.edge.cli('edge', 'model', 'set', model, '--reserve', '500')).error, null);
     const to = { gatewayUrl: d.gatewayUrl, edgeUrl: st.edge.databaseUrl };
     for (const part of ['account', 'edge']) {
@@ -63,7 +66,7 @@ eachDatabase('import new-api: an imported customer calls the edge with the old k
     await assert.rejects(port.revealKeys(alice, [Number(after.id)]), (e: any) => e.reason === 'key_already_shown');
   });
 
-  test('the key as new-api stored it (without sk-), a disabled token, a deleted one and a model outside the limits are refused and charge nothing', async () => {
+  test('the key as new-api stored it (without sk-), a disabled token, a deleted one, a disabled user\'s and a model outside the limits are refused and charge nothing', async () => {
     const bob = Number((await s.ctx.database.db.selectFrom('users').select('id').where('username', '=', 'bob').executeTakeFirstOrThrow()).id);
     const alice = Number((await s.ctx.database.db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id);
     const aliceBefore = await wallet(alice);
@@ -72,6 +75,12 @@ eachDatabase('import new-api: an imported customer calls the edge with the old k
     assert.equal((await chat(`sk-${STORED.gone}`)).status, 401);
     assert.equal((await chat(`sk-${STORED.aliceMain}`, 'text-embedding-3-small')).status, 403);
     assert.deepEqual(await wallet(alice), aliceBefore);
+    // bob is disabled in new-api, whose relay refuses a banned user's tokens: his key is off until an admin enables him.
+    const bobBefore = await wallet(bob);
+    const banned = await chat(`sk-${STORED.bob}`);
+    assert.deepEqual([banned.status, banned.json.error.code], [403, 'user_disabled']);
+    assert.deepEqual(await wallet(bob), bobBefore);
+    await s.services.users.enable(bob, 'account:1');
     // bob's token has 20,000 units of its own: the call comes off both.
     const r = await chat(`sk-${STORED.bob}`);
     assert.equal(r.status, 200, r.text);

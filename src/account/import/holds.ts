@@ -74,7 +74,7 @@ export async function noticesOf(trx: Kysely<any>, source: string, users: SourceR
     {
       heading: 'users held, disabled until an admin acts (their second factor was not imported)',
       action:
-        '`npm run cli -- user enable --username NAME` lets the user sign in with the password; have them set up 2FA again at once (to keep the old secret instead, fix it in new-api and import again first; the import never enables a held account itself)',
+        '`npm run cli -- user enable --username NAME` lets the user sign in with the password and turns their API keys back on; have them set up 2FA again at once (to keep the old secret instead, fix it in new-api and import again first; the import never enables a held account itself)',
       items: strip(heldItems),
     },
     {

@@ -3,10 +3,22 @@ import { transactionWithRetry } from '../../kit/db/index.js';
 import { appendAudit } from '../audit/store.js';
 import type { EdgeContext } from '../context.js';
 import { nowSeconds } from '../db.js';
-import { setOwnerSuspended } from '../keys/store.js';
+import { setOwnerSuspended, type Db } from '../keys/store.js';
 import { customerOwnerId, ensureCustomerOwner } from './owners.js';
 
 export type AccessMethods = Pick<CustomerPort, 'setUserEnabled'>;
+
+/**
+ * Turns an account user's keys off or on in `trx`, audited when it changed; answers whether it did. Enabling
+ * a user the edge has never met has nothing to turn on; disabling one records the owner, so a key it gets
+ * later (an import) is refused too.
+ */
+export async function switchUserKeys(trx: Db, userId: number, enabled: boolean, by: CustomerActor): Promise<boolean> {
+  const ownerId = enabled ? await customerOwnerId(trx, userId) : await ensureCustomerOwner(trx, userId);
+  if (ownerId === undefined || !(await setOwnerSuspended(trx, ownerId, enabled ? null : nowSeconds()))) return false;
+  await appendAudit(trx, by, enabled ? 'owner.resume' : 'owner.suspend', { owner: customerOwnerName(userId) });
+  return true;
+}
 
 /**
  * Whether an account user's keys work at all: one flag on the user's owner (edge_owners.suspended_at), read
@@ -17,14 +29,7 @@ export function accessPart(ctx: EdgeContext): AccessMethods {
   return {
     async setUserEnabled(userId: number, enabled: boolean, by: CustomerActor) {
       if (typeof enabled !== 'boolean') throw new CustomerRefusal('invalid', 'enabled must be true or false');
-      await transactionWithRetry(ctx.db, async (trx) => {
-        // Enabling a user the edge has never met has nothing to turn on; disabling one records the owner.
-        const ownerId = enabled ? await customerOwnerId(trx, userId) : await ensureCustomerOwner(trx, userId);
-        if (ownerId === undefined) return;
-        if (await setOwnerSuspended(trx, ownerId, enabled ? null : nowSeconds())) {
-          await appendAudit(trx, by, enabled ? 'owner.resume' : 'owner.suspend', { owner: customerOwnerName(userId) });
-        }
-      });
+      await transactionWithRetry(ctx.db, (trx) => switchUserKeys(trx, userId, enabled, by));
     },
   };
 }
