@@ -32,6 +32,7 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { unconfiguredRoutes } from './dashboard/unconfigured.js';
 import { userAdminRoutes } from './user-admin/routes.js';
 import { customerRoutes } from './customers/routes.js';
+import { renderPlaygroundError } from './customers/playground/routes.js';
 import type { CustomerHolder } from '../contract/customer.js';
 
 export { createAccountContext, type AccountServices };
@@ -66,7 +67,7 @@ function routesOf(s: AccountServices): OperationImpl<any>[] {
 export async function buildAccountApp(config: Config, runtime: Runtime, customers: CustomerHolder = { port: null }) {
   const { ctx, services } = await createAccountContext(config, runtime, customers);
   await warmUpPasswordHashing();
-  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog });
+  const app = createHttpApp({ logger: ctx.log, trustProxy: config.trustProxy, bodyLimit: config.bodyLimitBytes, maxJsonDepth: config.bodyMaxDepth, catalog: errorCatalog, renderError: renderPlaygroundError });
   await app.register(cookie);
   app.decorate('account', ctx);
   const rl = config.rateLimit;

@@ -9,6 +9,12 @@ import type { CustomerPort, CustomerRefusal } from './customer.js';
  * workload token (audience CUSTOMER_API_AUDIENCE, issuer CUSTOMER_API_ISSUER) from the loopback interface.
  */
 export const CUSTOMER_API_PATH = '/internal/v1/customer';
+/**
+ * ER02: the playground chat (CustomerPort.playgroundChat) apart: body {userId, group, requestId, body}, the
+ * language in Accept-Language; answers as the edge's /v1/chat/completions (the completion, its event stream,
+ * or the edge's OpenAI-shaped error). Same workload token and loopback rule as ER01.
+ */
+export const CUSTOMER_PLAYGROUND_PATH = '/internal/v1/customer/playground/chat';
 export const CUSTOMER_API_AUDIENCE = 'edge-customer';
 export const CUSTOMER_API_ISSUER = 'account';
 
@@ -49,7 +55,32 @@ interface MethodWire {
   map?: true;
 }
 
-/** Every method of CustomerPort and the shape of its arguments: the allow-list the edge dispatches by. */
+/**
+ * The fields of an OpenAI Chat Completions body the playground reads (the rest goes to the relay as sent), and
+ * new-api's playground `group` (the caller's own group, or absent).
+ */
+export const PlaygroundChatBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 128 }),
+    messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), { minItems: 1 }),
+    stream: Type.Optional(Type.Boolean()),
+    group: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: true },
+);
+
+/** ER02's body: PlaygroundCall without its signal and language (those are the connection and Accept-Language). */
+export const PlaygroundWireBody = Type.Object({
+  userId: Type.Integer(),
+  group: Type.String({ maxLength: 64 }),
+  requestId: Type.String({ minLength: 1, maxLength: 64 }),
+  body: PlaygroundChatBody,
+});
+
+/** The port's methods ER01 carries: all but the playground chat, which streams (ER02). */
+export type CallableMethod = Exclude<keyof CustomerPort, 'playgroundChat'>;
+
+/** Every method of CustomerPort ER01 carries and the shape of its arguments: the allow-list the edge dispatches by. */
 export const CUSTOMER_PORT_WIRE = {
   balance: { args: [Num] },
   balances: { args: [Nums], map: true },
@@ -78,7 +109,7 @@ export const CUSTOMER_PORT_WIRE = {
   topups: { args: [Num, Page] },
   pricing: { args: [] },
   models: { args: [Num] },
-} satisfies Record<keyof CustomerPort, MethodWire>;
+} satisfies Record<CallableMethod, MethodWire>;
 
 export type CustomerMethod = keyof typeof CUSTOMER_PORT_WIRE;
 

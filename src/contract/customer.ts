@@ -268,7 +268,47 @@ export interface CustomerPort {
   pricing(): Promise<Pricing>;
   /** The public model ids a user may call (every enabled public model). */
   models(userId: number): Promise<string[]>;
+
+  // The playground (new-api's /pg/chat/completions)
+  /**
+   * One OpenAI chat call of the user, as any call of a key: reserved in the user's wallet, relayed, settled
+   * exactly once; logged under the temporary token `playground-<group>` (no key). A refusal of the edge (an
+   * empty wallet, an unknown model, too many calls…) is an answer, rendered in OpenAI's shape in `lang`.
+   * Not over ER01: apart, it has its own streaming route (ER02, CUSTOMER_PLAYGROUND_PATH).
+   */
+  playgroundChat(call: PlaygroundCall): Promise<PlaygroundAnswer>;
 }
+
+/** A playground chat of an account user. */
+export interface PlaygroundCall {
+  userId: number;
+  /** The user's group: names the temporary token (`playground-<group>`). */
+  group: string;
+  /** An OpenAI Chat Completions body (`stream: true` for server-sent events). */
+  body: Record<string, unknown>;
+  /** The account's request id, kept with the call. */
+  requestId: string;
+  /** The language of a refusal's message. */
+  lang: 'en' | 'zh';
+  /** Aborts the call (the browser went away). */
+  signal: AbortSignal;
+}
+
+/** OpenAI's error object ({error: …}), as the edge answers it. */
+export interface ChatError {
+  message: string;
+  type: string;
+  code: string;
+  param: string | null;
+}
+
+export type PlaygroundAnswer =
+  /** The chat completion's JSON text, as the upstream's answer came through the relay. */
+  | { kind: 'json'; body: string }
+  /** The server-sent events, piece by piece, pulled at the reader's pace. */
+  | { kind: 'stream'; contentType: string; pieces: AsyncIterable<string> }
+  /** Refused or failed before any output: the status and error the edge answers a key's call with. */
+  | { kind: 'refused'; status: number; error: ChatError };
 
 /** The port as the account service holds it: filled once the edge is built in this process or reachable over HTTP, null otherwise. */
 export interface CustomerHolder {

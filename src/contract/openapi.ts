@@ -24,7 +24,7 @@ const baseComponents: Record<string, Json> = {
   },
   OpenAIError: {
     type: 'object',
-    description: "An error answer of the edge and of the relay's OpenAI routes (OpenAI style).",
+    description: "An error answer of the edge, of the relay's OpenAI routes and of the account's playground (OpenAI style).",
     properties: {
       error: {
         type: 'object',
@@ -98,6 +98,8 @@ const STAFF_PROOF_ERRORS = ['GW_PROOF_REQUIRED', 'GW_PROOF_INVALID'];
 type ErrorShape = 'envelope' | 'openai' | 'anthropic' | 'gemini';
 function errorShapeOf(spec: OperationSpec): ErrorShape {
   if (spec.deployable === 'edge') return 'openai';
+  // new-api's playground on the account service answers as the edge does (src/account/customers/playground).
+  if (spec.deployable === 'account') return spec.path.startsWith('/pg/') ? 'openai' : 'envelope';
   if (spec.path.startsWith('/relay/v1/messages')) return 'anthropic';
   if (spec.path.startsWith('/relay/v1beta/')) return 'gemini';
   if (spec.path.startsWith('/relay/')) return 'openai';
@@ -126,7 +128,7 @@ export function errorCodesOf({ spec, impl, state }: RegisteredOperation): string
   const shape = errorShapeOf(spec);
   const spelled = [...codes].map((c) => {
     if (spec.deployable === 'edge') return edgeCodeOf(c);
-    if (shape !== 'envelope') return relayCodeOfKit[c] ?? c;
+    if (spec.deployable === 'gateway' && shape !== 'envelope') return relayCodeOfKit[c] ?? c;
     return c;
   });
   for (const c of spelled) if (!errorCatalog[c]) throw new Error(`${spec.id} names error code ${c}, which the catalog does not have`);

@@ -30,6 +30,7 @@ import { EdgeMetrics } from './metrics.js';
 import { EdgeAdmin } from './admin/service.js';
 import { createCustomerPort } from './customers/port.js';
 import { customerApiRoutes } from './customers/internal/routes.js';
+import { playgroundRoutes } from './customers/internal/playground.js';
 import { customerApiAuthenticator } from './customers/internal/workload.js';
 import { installCors } from './cors.js';
 
@@ -62,17 +63,20 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
   const inFlight = runtime.redis ? redisInFlight(runtime.redis, `${config.redisKeyPrefix}edge:inflight:`) : memoryInFlight();
   const keys = new KeyService(ctx);
   const webhooks = new WebhookService(ctx);
+  const calls = new SyncCalls(ctx, relay, inFlight);
+  const limiter = runtime.limiter('edge:');
   const services = {
     keys,
     admission: new AdmissionService(ctx, relay),
     webhooks,
-    calls: new SyncCalls(ctx, relay, inFlight),
+    calls,
+    limiter,
     relay,
     relayConfigured: configured,
     /** Models, keys, wallets, usage and webhooks: the CLI's and (as EdgeAdminPort) the gateway console's. */
     admin: new EdgeAdmin(ctx, keys, webhooks, configured),
-    /** An account user's keys, wallet, usage and top-up codes (CustomerPort): the account service's. */
-    customers: createCustomerPort(ctx, relay),
+    /** An account user's keys, wallet, usage, top-up codes and playground chat (CustomerPort): the account service's. */
+    customers: createCustomerPort(ctx, relay, calls, limiter),
   };
   const close = async () => {
     await ctx.upstream.close();
@@ -89,6 +93,7 @@ function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
     ...runRoutes(ctx),
     ...openaiRoutes(ctx, services.calls),
     ...customerApiRoutes(services.customers),
+    ...playgroundRoutes(ctx, services.customers),
   ];
 }
 
@@ -103,7 +108,7 @@ export async function buildEdgeApp(config: Config, runtime: Runtime, inProcessRe
     registered = registerOperations(app, {
       deployable: 'edge',
       implementations: routesOf(ctx, services),
-      authenticate: edgeAuthenticator(services.keys, runtime.limiter('edge:'), config.edge.rateLimitPerMinute, customerApiAuthenticator(config)),
+      authenticate: edgeAuthenticator(services.keys, services.limiter, config.edge.rateLimitPerMinute, customerApiAuthenticator(config)),
       enabledOperations: [],
       rateLimits: {},
       extra: placeholderOperations(),

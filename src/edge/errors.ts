@@ -1,18 +1,24 @@
 import type { FastifyRequest } from 'fastify';
+import type { ChatError } from '../contract/customer.js';
 import { errorCatalog } from '../contract/errors/index.js';
 import { edgeCodeOf } from '../contract/errors/edge.js';
-import { langOf, renderMessage } from '../kit/http/errors.js';
+import { langOf, renderMessage, type Lang } from '../kit/http/errors.js';
+
+interface EdgeFailure {
+  code: string;
+  params?: Record<string, string | number>;
+  data?: unknown;
+}
 
 /**
- * The edge's error body: OpenAI style {error: {message, type, code, param}, requestId}. Codes and
- * messages come from the error catalog (src/contract/errors/edge.ts); the kit's codes are renamed there.
+ * A failure as the edge answers it: its status and the OpenAI-style error object {message, type, code,
+ * param}. Codes and messages come from the error catalog (src/contract/errors/edge.ts); the kit's codes are
+ * renamed there.
  */
-export function renderEdgeError(req: FastifyRequest, e: { code: string; params?: Record<string, string | number>; data?: unknown }) {
+export function edgeErrorOf(e: EdgeFailure, lang: Lang): { status: number; error: ChatError & { detail?: string } } {
   let code = edgeCodeOf(e.code);
   if (!errorCatalog[code]?.type) code = 'internal_error';
   const def = errorCatalog[code]!;
-  const params: Record<string, string | number> = { ...e.params };
-  if (code === 'unknown_route') Object.assign(params, { method: req.method, path: req.url.split('?')[0]!.slice(0, 200) });
   const field = e.params?.field;
   // The reference's placeholder answer carries param "" (and is copied exactly); elsewhere null when no field.
   const param = field !== undefined ? String(field) : code === 'api_not_implemented' ? '' : null;
@@ -22,6 +28,14 @@ export function renderEdgeError(req: FastifyRequest, e: { code: string; params?:
   const detail = (e.data as { refusalDetail?: unknown } | undefined)?.refusalDetail;
   return {
     status: code.startsWith('relay_') && typeof passed === 'number' ? passed : def.status,
-    body: { error: { message: renderMessage(def, langOf(req.headers['accept-language']), params), type: def.type, code, param, ...(typeof detail === 'string' ? { detail } : {}) }, requestId: req.id },
+    error: { message: renderMessage(def, lang, e.params), type: def.type!, code, param, ...(typeof detail === 'string' ? { detail } : {}) },
   };
+}
+
+/** The edge's error body: OpenAI style {error: {message, type, code, param}, requestId}. */
+export function renderEdgeError(req: FastifyRequest, e: EdgeFailure) {
+  const params: Record<string, string | number> = { ...e.params };
+  if (edgeCodeOf(e.code) === 'unknown_route') Object.assign(params, { method: req.method, path: req.url.split('?')[0]!.slice(0, 200) });
+  const { status, error } = edgeErrorOf({ ...e, params }, langOf(req.headers['accept-language']));
+  return { status, body: { error, requestId: req.id } };
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { EDGE_CALL_ERRORS as CALL } from '../contract/errors/edge.js';
 
 /**
  * What the edge's own answers hold (E01's admission, E02/E03's run), and the catalog codes its operations
@@ -31,30 +32,6 @@ export const RunView = Type.Object(
   },
   { $id: 'Run' },
 );
-
-/** A call through the gateway relay: reserved in the owner's wallet, the relay's failures passed on. */
-const CALL = [
-  'admission_disabled',
-  'invalid_request_body',
-  'model_not_found',
-  'model_disabled',
-  'insufficient_balance',
-  'model_not_allowed',
-  'token_quota_exhausted',
-  'concurrency_limited',
-  'service_unavailable',
-  'relay_invalid_request',
-  'relay_no_channel',
-  'relay_model_unpriced',
-  'relay_upstream_error',
-  'relay_upstream_timeout',
-  'relay_upstream_unreachable',
-  'relay_upstream_bad_response',
-  'relay_stream_interrupted',
-  'relay_busy',
-  'relay_request_too_deep',
-  'relay_internal_error',
-];
 
 export const edgeErrors = {
   admission: ['idempotency_key_required', 'invalid_idempotency_key', 'idempotency_key_conflict', 'invalid_traceparent', ...CALL],

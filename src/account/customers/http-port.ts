@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Config } from '../../config/index.js';
 import { CustomerRefusal, type CustomerPort } from '../../contract/customer.js';
 import { CUSTOMER_API_AUDIENCE, CUSTOMER_API_ISSUER, CUSTOMER_API_PATH, CUSTOMER_PORT_WIRE, refusalReasonOf, type CustomerMethod } from '../../contract/customer-wire.js';
+import { playgroundOverHttp } from './playground/http.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 
 export interface HttpCustomerPortOptions {
@@ -12,12 +13,14 @@ export interface HttpCustomerPortOptions {
   tokenKey: string;
   /** The longest one call may take, connect to last byte. */
   timeoutMs: number;
+  /** The longest a playground chat waits for its answer's head, and between two pieces of a stream (default 15 minutes, the edge's run timeout). */
+  chatTimeoutMs?: number;
   log: Logger;
 }
 
 /**
- * The edge's customer port in another process, over its internal API (ER01, src/contract/customer-wire.ts)
- * with a workload token of this service. The edge's refusals come back as the CustomerRefusal it threw; a
+ * The edge's customer port in another process, over its internal API (ER01, src/contract/customer-wire.ts;
+ * the playground chat over ER02) with a workload token of this service. The edge's refusals come back as the CustomerRefusal it threw; a
  * failure to reach it, a timeout, an answer that is not one, or the edge refusing this service's token are
  * CustomerRefusal('unavailable') (the cause is logged, never the token).
  */
@@ -81,8 +84,9 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
     throw unavailable(method, `HTTP ${status} ${code || 'without a code'}`);
   }
 
-  const port: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  const port: Record<string, (...args: never[]) => Promise<unknown>> = {};
   for (const method of Object.keys(CUSTOMER_PORT_WIRE) as CustomerMethod[]) port[method] = (...args) => call(method, args);
+  port.playgroundChat = playgroundOverHttp({ url: opts.url, token, unavailable, timeoutMs: opts.chatTimeoutMs ?? 900_000 });
   return port as unknown as CustomerPort;
 }
 
@@ -92,7 +96,7 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
  */
 export function remoteCustomerPort(config: Config, log: Logger): CustomerPort | null {
   const edge = config.account.edge;
-  if (edge.url) return httpCustomerPort({ url: edge.url, tokenKey: edge.tokenKey, timeoutMs: edge.timeoutMs, log });
+  if (edge.url) return httpCustomerPort({ url: edge.url, tokenKey: edge.tokenKey, timeoutMs: edge.timeoutMs, chatTimeoutMs: config.edge.runs.timeoutMs, log });
   log.warn('account: no edge for keys, balances and usage (run the edge in the same process, or set ACCOUNT_EDGE_URL and ACCOUNT_EDGE_TOKEN_KEY): the customer API answers 503');
   return null;
 }

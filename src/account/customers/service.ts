@@ -6,9 +6,10 @@ import { createUsageService } from './usage/service.js';
 import { createTopupService } from './topup/service.js';
 import { createPricingService } from './pricing/service.js';
 import { createWalletService } from './wallet/service.js';
+import { createPlaygroundService } from './playground/service.js';
 
 /**
- * new-api's customer API on the account service (issue 30): keys, usage, top-up codes, prices and wallets,
+ * new-api's customer API on the account service (issue 30): keys, usage, top-up codes, prices, wallets and the playground,
  * all kept on the edge and reached through the customer port the holder carries (in process when the edge
  * runs here, over HTTP otherwise; EDGE_UNAVAILABLE without either).
  */
@@ -20,6 +21,7 @@ export function createCustomerServices(ctx: AccountContext, edge: EdgeAccess, us
     topup: createTopupService(edge, log),
     pricing: createPricingService(edge, users),
     wallet: createWalletService(edge, { users, log }),
+    playground: createPlaygroundService(edge, users, ctx.config.edge.runs.maxRequestBytes),
   };
 }
 

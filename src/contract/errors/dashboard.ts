@@ -42,6 +42,8 @@ export const dashboardErrors = {
     en: 'The balance cannot go below what running calls hold: {detail}',
     zh: '余额不能低于进行中调用所预留的额度：{detail}',
   },
+  // The playground (AP49) answers in OpenAI's shape {error: {message, type, code}} with a real HTTP status.
+  PLAYGROUND_GROUP_DENIED: { status: 403, en: 'You may not use the group {group}: the playground calls in your own group', zh: '无权访问分组 {group}：试用只能使用你自己的分组' },
   EDGE_UNAVAILABLE: {
     status: 503,
     en: 'Keys, balances and usage are served by the edge, which is not reachable from this service',

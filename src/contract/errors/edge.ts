@@ -124,6 +124,33 @@ export const edgeErrors = {
   service_unavailable: { status: 503, type: 'server_error', en: 'Service unavailable', zh: '服务不可用' },
 } satisfies ErrorCatalog;
 
+/**
+ * What a call of the edge can answer (a key's, or the account's playground passing the edge's answer on):
+ * reserved in the owner's wallet, the relay's failures passed on.
+ */
+export const EDGE_CALL_ERRORS = [
+  'admission_disabled',
+  'invalid_request_body',
+  'model_not_found',
+  'model_disabled',
+  'insufficient_balance',
+  'model_not_allowed',
+  'token_quota_exhausted',
+  'concurrency_limited',
+  'service_unavailable',
+  'relay_invalid_request',
+  'relay_no_channel',
+  'relay_model_unpriced',
+  'relay_upstream_error',
+  'relay_upstream_timeout',
+  'relay_upstream_unreachable',
+  'relay_upstream_bad_response',
+  'relay_stream_interrupted',
+  'relay_busy',
+  'relay_request_too_deep',
+  'relay_internal_error',
+];
+
 /** The edge's names for the kit's codes (the kit raises them before any edge code runs): every one of them. */
 export const edgeCodeOfKit: Record<keyof typeof kitErrors, keyof typeof edgeErrors> = {
   INVALID_PARAMETERS: 'invalid_request_body',

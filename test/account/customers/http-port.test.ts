@@ -322,9 +322,31 @@ describe('customer port over HTTP: the edge off, unreachable, slow, or refusing 
     assert.ok(!refused.message.includes(wrongKey));
   });
 
-  test('the wire table names every method of the port and nothing else', () => {
+  test('the wire table names every method of the port but the playground chat (ER02), and nothing else', () => {
     const port = on.services.customers as unknown as Record<string, unknown>;
-    assert.deepEqual(Object.keys(CUSTOMER_PORT_WIRE).sort(), Object.keys(port).filter((k) => typeof port[k] === 'function').sort());
+    assert.deepEqual([...Object.keys(CUSTOMER_PORT_WIRE), 'playgroundChat'].sort(), Object.keys(port).filter((k) => typeof port[k] === 'function').sort());
+  });
+
+  test('the playground chat (ER02): a refused key or an edge with the API off is unavailable; the route takes only the workload token from loopback', async () => {
+    const call = { userId: 3, group: 'default', body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, requestId: 'req-1' };
+    const wrong = portTo(on.url, { key: 'w'.repeat(40) });
+    assert.equal((await refusalOf(() => wrong.port.playgroundChat({ ...call, lang: 'en', signal: new AbortController().signal }))).reason, 'unavailable');
+    assert.match(wrong.log.text(), /customer_api_token_invalid/);
+    const offPort = portTo(off.url);
+    assert.equal((await refusalOf(() => offPort.port.playgroundChat({ ...call, lang: 'en', signal: new AbortController().signal }))).reason, 'unavailable');
+    assert.match(offPort.log.text(), /customer_api_not_configured/);
+
+    const missing = await on.request('POST', '/internal/v1/customer/playground/chat', { body: call });
+    assert.deepEqual([missing.status, missing.json.error.code], [401, 'customer_api_token_missing']);
+    const token = await signWorkloadToken({ alg: 'HS256', secret: SECRET }, { issuer: 'account', subject: 'account', audience: 'edge-customer' });
+    const proxied = await on.request('POST', '/internal/v1/customer/playground/chat', { body: call, headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.9' } });
+    assert.deepEqual([proxied.status, proxied.json.error.code], [403, 'customer_api_not_loopback']);
+    const bad = await on.request('POST', '/internal/v1/customer/playground/chat', { body: { ...call, userId: 'three' }, headers: { authorization: `Bearer ${token}` } });
+    assert.deepEqual([bad.status, bad.json.error.code], [400, 'invalid_request_body']);
+    // No such model on this edge: the call itself is refused in OpenAI's shape, passed on as an answer.
+    const answer = await portTo(on.url).port.playgroundChat({ ...call, lang: 'en', signal: new AbortController().signal });
+    assert.ok(answer.kind === 'refused');
+    assert.deepEqual([answer.status, answer.error.code, answer.error.type], [404, 'model_not_found', 'invalid_request_error']);
   });
 });
 
@@ -393,5 +415,8 @@ eachDatabase('the account service with the edge in another process (SERVICES=acc
     assert.equal(r.status, 503);
     assert.equal(r.json.code, 'EDGE_UNAVAILABLE');
     assert.match(alone.log.text(), /ACCOUNT_EDGE_URL/);
+    // The playground answers it in OpenAI's shape.
+    const chat = await b.post('/pg/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    assert.deepEqual([chat.status, chat.json.error.code, chat.json.error.type], [503, 'EDGE_UNAVAILABLE', 'server_error']);
   });
 });

@@ -42,8 +42,8 @@ export interface CustomerStack {
  * (test/helpers/stack.ts: gpt-4o costs 320 units per chat call) with `gpt-4o` set up as an edge model.
  * `apart`: the account reaches the edge's port over its internal API with a workload token instead.
  */
-export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record<string, string>; apart?: boolean; accountPort?: number } = {}): Promise<CustomerStack> {
-  const st = await startStack(v, opts.apart ? { edgeEnv: { EDGE_CUSTOMER_TOKEN_SECRET: CUSTOMER_API_SECRET } } : {});
+export async function startCustomerStack(v: Variant, opts: { accountEnv?: Record<string, string>; edgeEnv?: Record<string, string>; apart?: boolean; accountPort?: number } = {}): Promise<CustomerStack> {
+  const st = await startStack(v, { edgeEnv: { ...(opts.apart ? { EDGE_CUSTOMER_TOKEN_SECRET: CUSTOMER_API_SECRET } : {}), ...opts.edgeEnv } });
   const holder: CustomerHolder = { port: null };
   let account: AccountServer;
   try {

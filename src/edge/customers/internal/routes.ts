@@ -53,6 +53,7 @@ export function customerApiRoutes(port: CustomerPort) {
   ];
 }
 
-function refusal(e: CustomerRefusal): AppError {
+/** A refusal of the port as its reason's catalog code, carrying the port's detail. */
+export function refusal(e: CustomerRefusal): AppError {
   return new AppError(CUSTOMER_REFUSAL_CODES[e.reason], { params: { detail: e.detail }, data: { refusalDetail: e.detail } });
 }
