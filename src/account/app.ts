@@ -98,7 +98,7 @@ export async function buildAccountApp(config: Config, runtime: Runtime, customer
     },
     openapi: () => buildOpenApi('Account API', registered),
   });
-  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/account`, log: ctx.log, settings: () => consoleSettings(config, services.oauth), connectOrigins: config.edgePublicUrl ? [new URL(config.edgePublicUrl).origin] : [] });
+  await installConsole(app, { dir: `${config.consoleDir || CONSOLE_ROOT}/account`, log: ctx.log, settings: () => consoleSettings(config, services.oauth) });
   const purge = setInterval(() => {
     services.sessions.purge().catch((e) => ctx.log.warn({ err: e }, 'session purge failed'));
     services.flows.purge().catch((e) => ctx.log.warn({ err: e }, 'flow purge failed'));
@@ -124,7 +124,7 @@ function consoleSettings(config: Config, oauth: AccountServices['oauth']) {
     // The bot id is the public part of the token before ':' (Telegram's login page takes it); never the token.
     telegram: tg.botToken && /^\d+:/.test(tg.botToken) ? { bot_id: tg.botToken.split(':')[0], bot_name: tg.botName } : null,
     wechat: wechat.enabled && !!wechat.serverAddress,
-    // The customers' base URL for their SDKs (key snippets, the playground); '' = this page's own origin.
+    // The customers' base URL for their SDKs (the key snippets); '' = this page's own origin.
     edge_url: config.edgePublicUrl,
     // Whether the edge serves Anthropic's Messages API: the console then offers the Claude Code snippet.
     edge_anthropic: operations.some((o) => o.deployable === 'edge' && o.method === 'POST' && o.path === '/v1/messages'),

@@ -11,8 +11,8 @@ import { operations } from '../../src/contract/operations.js';
 // The customer's pages of the account console against the account service with the edge co-hosted (a
 // gateway and a fake OpenAI upstream behind it): API keys (create with every setting, the key shown once with
 // its snippets, edit, disable/enable, delete, batch delete), the wallet (redeem a code, history), usage
-// (charts, the call log's filters, CSV), pricing, the playground (streamed from the edge with the user's key,
-// billed) and the profile. Each change is read back through the API. English, 1280 px; the other languages,
+// (charts, the call log's filters, CSV), pricing, the playground (streamed through /pg/chat/completions with the
+// session, billed under playground-default) and the profile. Each change is read back through the API. English, 1280 px; the other languages,
 // widths and themes are walked in account-pages-walk*.test.ts.
 const skip = browserSkip;
 let c: CustomerStack;
@@ -196,18 +196,28 @@ test('account console: wallet, usage, pricing, playground and profile', { skip }
     await page.getByLabel('Search models').fill('claude');
     await page.getByText('No model matches.').waitFor();
 
-    // Playground: a key made for it, a streamed answer from the edge, billed like any call.
+    // Playground: no key, the session; a streamed answer through /pg/chat/completions, billed like any call.
     await page.getByRole('link', { name: 'Playground' }).click();
-    await page.getByRole('button', { name: 'Create a key for the playground' }).click();
-    await page.getByTestId('pg-key-ready').waitFor();
+    await page.locator('select[name="model"] option').first().waitFor({ state: 'attached' });
+    assert.equal(await page.getByLabel('API key').count(), 0, 'no key field');
     const spent = await balance();
-    await page.getByLabel('Message').fill('Hi there');
-    await page.getByRole('button', { name: 'Send' }).click();
+    const keys = (await tokens()).length;
+    const [sent] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith('/pg/chat/completions')),
+      (async () => {
+        await page.getByLabel('Message').fill('Hi there');
+        await page.getByRole('button', { name: 'Send' }).click();
+      })(),
+    ]);
+    assert.equal(new URL(sent.url()).origin, c.account.url, 'the page calls its own origin');
+    assert.equal(JSON.parse(sent.postData()!).stream, true);
     await page.locator('li.msg.assistant .text').getByText('Hello there').waitFor();
     await page.getByTestId('pg-usage').getByText('Last answer: 100 tokens in, 20 tokens out.').waitFor();
     for (let i = 0; i < 50 && (await balance()) === spent; i++) await new Promise((r) => setTimeout(r, 100));
     assert.equal(await balance(), spent - CHAT_COST, 'the playground call is charged to the wallet');
-    assert.ok((await tokens()).some((k) => k.name.startsWith('playground ')));
+    assert.equal((await tokens()).length, keys, 'no key was made for it');
+    const [row] = (await cora.b.get('/api/log/self?type=2')).json.data.items;
+    assert.deepEqual([row.token_name, row.model_name, row.is_stream], ['playground-default', 'gpt-4o', true]);
     await screenshot(page, 'account-playground');
 
     // Profile: the display name, then the password (this session continues).

@@ -49,7 +49,6 @@ const PAGES: WalkPage[] = [
   { path: '/usage', as: 'cora', name: 'usage', ready: 'table.call-log tbody tr', setup: async (p) => void (await p.locator('figure.chart canvas').first().waitFor()) },
   { path: '/pricing', as: 'cora', name: 'pricing', ready: 'table.prices tbody tr' },
   { path: '/playground', as: 'cora', name: 'playground', ready: 'select[name="model"] option', setup: async (p, zh) => {
-    await p.getByLabel(zh ? 'API 密钥' : 'API key').fill(walkKey);
     await p.getByLabel(zh ? '消息' : 'Message').fill('Hi');
     await button(p, zh ? '发送' : 'Send');
     await p.getByTestId('pg-usage').waitFor();
@@ -76,8 +75,7 @@ const PAGES: WalkPage[] = [
 ];
 
 /** Names, models and data the set-up created, and the clients the snippets name: shown as they are in any language. */
-const NAMES = ['cora', 'boss', 'sdk', 'walk', 'gift', 'gpt-4o', 'default', 'curl', 'OpenAI SDK (Python)', 'OpenAI SDK (Node.js)', 'Claude Code / Anthropic SDK', 'test credit', 'Hi', 'Hello there', 'root'];
-let walkKey = '';
+const NAMES = ['cora', 'boss', 'sdk', 'walk', 'playground-default', 'gift', 'gpt-4o', 'default', 'curl', 'OpenAI SDK (Python)', 'OpenAI SDK (Node.js)', 'Claude Code / Anthropic SDK', 'test credit', 'Hi', 'Hello there', 'root'];
 
 async function setUp() {
   if (skip) return;
@@ -85,7 +83,6 @@ async function setUp() {
   const cora = await c.customer('cora');
   assert.equal((await c.root.request('PUT', '/api/user/', { body: { id: cora.id, quota: 5_000_000, reason: 'test credit' } })).json.success, true);
   const key = (await cora.b.post('/api/token/', { name: 'sdk', unlimited_quota: true, model_limits_enabled: true, model_limits: 'gpt-4o' })).json.data.key;
-  walkKey = key;
   assert.equal((await chat(c.st, key)).status, 200);
   const [code] = (await c.root.post('/api/redemption/', { name: 'gift', quota: 500_000, count: 2 })).json.data;
   assert.equal((await cora.b.post('/api/user/topup', { key: code })).json.success, true);

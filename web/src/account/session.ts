@@ -28,8 +28,11 @@ const listeners = new Set<() => void>();
 const changed = () => listeners.forEach((f) => f());
 const SID = 'console.sid';
 
+/** The Authorization header of the signed-in session, for calls outside `api` (the playground's stream). */
+export const bearer = () => (state.token ? `Bearer ${state.token}` : null);
+
 export const api = createClient<Operations>(routes, {
-  auth: () => (state.token ? `Bearer ${state.token}` : null),
+  auth: bearer,
   onUnauthorized: () => refresh(),
 });
 

@@ -154,11 +154,7 @@ export const customerTexts = {
   p_output: { en: 'Output / 1M tokens', zh: '输出 / 百万 Tokens' },
   p_per_call: { en: 'Per call', zh: '每次' },
 
-  pg_intro: { en: 'Chat with a model through the API, with one of your keys; calls are billed to your wallet like any other.', zh: '使用你的密钥通过 API 与模型对话；调用与其他调用一样从钱包扣费。' },
-  pg_key: { en: 'API key', zh: 'API 密钥' },
-  pg_key_hint: { en: 'Keys are shown once: paste one you kept, or create one here. The page keeps it in memory only.', zh: '密钥只显示一次：粘贴你保存的密钥，或在此新建。页面只在内存中保留它。' },
-  pg_new_key: { en: 'Create a key for the playground', zh: '为试用新建密钥' },
-  pg_key_ready: { en: 'The key is ready for this page.', zh: '密钥已可在本页使用。' },
+  pg_intro: { en: 'Chat with a model as you are signed in, no key needed; calls are billed to your wallet like any other and appear in your usage.', zh: '以当前登录身份与模型对话，无需密钥；调用与其他调用一样从钱包扣费，并记入你的用量。' },
   pg_conversation: { en: 'Conversation', zh: '对话' },
   pg_you: { en: 'You', zh: '你' },
   pg_model: { en: 'Model', zh: '模型' },
@@ -167,7 +163,7 @@ export const customerTexts = {
   pg_stop: { en: 'Stop', zh: '停止' },
   pg_clear: { en: 'Clear', zh: '清空' },
   pg_usage: { en: 'Last answer: {input} tokens in, {output} tokens out.', zh: '上一条回答：输入 {input} Tokens，输出 {output} Tokens。' },
-  pg_unreachable: { en: 'The API could not be reached from this page.', zh: '本页无法连接到 API。' },
+  pg_unreachable: { en: 'The service could not be reached from this page.', zh: '本页无法连接到服务。' },
 
   pf_display_name: { en: 'Display name', zh: '显示名称' },
   pf_group: { en: 'Group', zh: '分组' },

@@ -1,19 +1,14 @@
-// The playground: a chat with a model the user may call (AP29), streamed from the edge with one of the user's
-// own keys and billed to their wallet like any call. Keys are shown once, so the user pastes a key they kept,
-// or creates a key for the playground here (AP05); the key stays in this page's memory only, never stored.
+// The playground: a chat with a model the user may call (AP29), streamed through the account service's
+// /pg/chat/completions (AP49) with the signed-in session and billed to the user's wallet like any call; no key.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Area, ErrorBox, Field, Select, useAction } from '../../shared/ui';
+import { Area, ErrorBox, Select, useAction } from '../../shared/ui';
 import { ApiError } from '../../shared/api';
 import { api } from '../session';
 import { count } from '../format';
 import { t } from '../texts';
 import { ChatError, streamChat, type ChatMessage, type ChatUsage } from './chat';
 
-/** The playground's key for this page's life (leaving the page forgets it; a reload too). */
-let heldKey = '';
-
 export function PlaygroundPage() {
-  const [key, setKey] = useState(heldKey);
   const [models, setModels] = useState<string[] | null>(null);
   const [model, setModel] = useState('');
   const [messages, setMessages] = useState<ChatMessage[]>([]);
@@ -21,7 +16,6 @@ export function PlaygroundPage() {
   const [streaming, setStreaming] = useState<string | null>(null);
   const [usage, setUsage] = useState<ChatUsage | null>(null);
   const abort = useRef<AbortController | null>(null);
-  const keyAction = useAction();
   const chat = useAction();
   useEffect(() => {
     void api.call('AP29').then(
@@ -30,20 +24,10 @@ export function PlaygroundPage() {
     );
     return () => abort.current?.abort();
   }, []);
-  const useKey = (k: string) => {
-    heldKey = k;
-    setKey(k);
-  };
-  const createKey = () =>
-    keyAction.run(async () => {
-      const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ');
-      const created = await api.call('AP05', { body: { name: `playground ${stamp}`, unlimited_quota: true, expired_time: -1 } });
-      useKey(created.key);
-    });
   const send = (e: Event) => {
     e.preventDefault();
     const text = draft.trim();
-    if (!text || !key.trim() || !model) return;
+    if (!text || !model) return;
     const history: ChatMessage[] = [...messages, { role: 'user', content: text }];
     setMessages(history);
     setDraft('');
@@ -55,7 +39,7 @@ export function PlaygroundPage() {
     void chat
       .run(async () => {
         try {
-          const u = await streamChat({ key: key.trim(), model, messages: history, signal: controller.signal, onText: (piece) => setStreaming((answer += piece)) });
+          const u = await streamChat({ model, messages: history, signal: controller.signal, onText: (piece) => setStreaming((answer += piece)) });
           setUsage(u);
         } catch (err) {
           if ((err as Error).name === 'AbortError') return;
@@ -74,14 +58,6 @@ export function PlaygroundPage() {
     <section class="card" aria-labelledby="pg-title">
       <h2 id="pg-title">{t('playground')}</h2>
       <p class="muted">{t('pg_intro')}</p>
-      <div class="row">
-        <Field label={t('pg_key')} name="key" type="password" autocomplete="off" spellcheck={false} value={key} hint={t('pg_key_hint')} onInput={(e) => useKey(e.currentTarget.value)} />
-        <button type="button" class="secondary" disabled={keyAction.busy} onClick={createKey}>
-          {t('pg_new_key')}
-        </button>
-      </div>
-      {heldKey && keyAction.busy === false && key && <p class="muted small" data-testid="pg-key-ready">{t('pg_key_ready')}</p>}
-      <ErrorBox error={keyAction.error} />
       {models && models.length === 0 ? (
         <p class="muted">{t('no_models')}</p>
       ) : (
@@ -110,7 +86,7 @@ export function PlaygroundPage() {
       <form onSubmit={send}>
         <Area label={t('pg_message')} name="message" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
         <div class="row">
-          <button type="submit" disabled={busy || !key.trim() || !model || !draft.trim()}>
+          <button type="submit" disabled={busy || !model || !draft.trim()}>
             {t('pg_send')}
           </button>
           {busy && (

@@ -1,6 +1,9 @@
-// One streamed chat call to the edge with the customer's own key (OpenAI Chat Completions, server-sent
-// events): the text arrives piece by piece through `onText`; the answer's usage comes at the end.
-import { edgeUrl } from '../format';
+// One streamed chat call of the signed-in user (new-api's playground, AP49 `POST /pg/chat/completions`) with
+// the session's access token: the account service sends it to the edge and bills the user's wallet. OpenAI
+// Chat Completions as server-sent events: the text arrives piece by piece through `onText`; the usage at the end.
+import { routes } from '../../generated/account-api';
+import { lang } from '../../shared/i18n';
+import { bearer, refresh } from '../session';
 
 export interface ChatMessage {
   role: 'user' | 'assistant' | 'system';
@@ -12,7 +15,7 @@ export interface ChatUsage {
   completion_tokens: number;
 }
 
-/** A refusal of the edge: its message and its code (the OpenAI-style error body). */
+/** A refusal: its message and its code (the OpenAI-style error body). */
 export class ChatError extends Error {
   constructor(
     message: string,
@@ -39,14 +42,26 @@ export function takeEvents(buffer: string): { events: string[]; rest: string } {
   return { events, rest };
 }
 
-export async function streamChat(opts: { key: string; model: string; messages: ChatMessage[]; signal: AbortSignal; onText: (text: string) => void }): Promise<ChatUsage | null> {
-  const res = await fetch(`${edgeUrl}/v1/chat/completions`, {
+type Options = { model: string; messages: ChatMessage[]; signal: AbortSignal; onText: (text: string) => void };
+
+/** Sends the chat with the session's token; an expired token is renewed once (A24) and the chat sent again. */
+async function send(opts: Options, retry = true): Promise<Response> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-language': lang.value === 'zh' ? 'zh-CN' : 'en' };
+  const auth = bearer();
+  if (auth) headers.authorization = auth;
+  const res = await fetch(routes.AP49[1], {
     method: 'POST',
-    headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' },
+    headers,
     body: JSON.stringify({ model: opts.model, messages: opts.messages, stream: true, stream_options: { include_usage: true } }),
     signal: opts.signal,
-    credentials: 'omit',
+    credentials: 'same-origin',
   });
+  if (res.status === 401 && retry && (await refresh())) return send(opts, false);
+  return res;
+}
+
+export async function streamChat(opts: Options): Promise<ChatUsage | null> {
+  const res = await send(opts);
   if (!res.ok || !res.body) {
     const body = await res.json().catch(() => null);
     throw new ChatError(body?.error?.message ?? `HTTP ${res.status}`, body?.error?.code ?? String(res.status), res.status);
