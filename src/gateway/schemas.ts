@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { RELAY_CALL_ERRORS } from '../contract/errors/relay.js';
 
 /**
  * What the smaller gateway modules answer in `data`, and the catalog codes they throw (documentation and
@@ -235,16 +236,4 @@ export const RelayUsage = Type.Object({
 });
 
 /** What the relay's call routes throw (an upstream's failure keeps the upstream's status). */
-export const relayErrors = [
-  'relay_invalid_request',
-  'relay_no_channel',
-  'relay_model_unpriced',
-  'relay_upstream_error',
-  'relay_upstream_timeout',
-  'relay_upstream_unreachable',
-  'relay_upstream_bad_response',
-  'relay_stream_interrupted',
-  'relay_busy',
-  'relay_request_too_deep',
-  'relay_internal_error',
-];
+export const relayErrors = RELAY_CALL_ERRORS;

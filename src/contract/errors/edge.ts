@@ -1,4 +1,5 @@
 import type { ErrorCatalog, kitErrors } from '../../kit/http/errors.js';
+import { RELAY_CALL_ERRORS } from './relay.js';
 
 /**
  * Failures of the edge (SPEC "Archived design: machine-facing public API"). The edge answers them in the
@@ -138,17 +139,7 @@ export const EDGE_CALL_ERRORS = [
   'token_quota_exhausted',
   'concurrency_limited',
   'service_unavailable',
-  'relay_invalid_request',
-  'relay_no_channel',
-  'relay_model_unpriced',
-  'relay_upstream_error',
-  'relay_upstream_timeout',
-  'relay_upstream_unreachable',
-  'relay_upstream_bad_response',
-  'relay_stream_interrupted',
-  'relay_busy',
-  'relay_request_too_deep',
-  'relay_internal_error',
+  ...RELAY_CALL_ERRORS,
 ];
 
 /** The edge's names for the kit's codes (the kit raises them before any edge code runs): every one of them. */

@@ -26,6 +26,21 @@ export const relayErrors = {
   relay_stream_interrupted: { status: 502, type: 'upstream_error', en: 'The upstream stream broke off: {detail}', zh: '上游流式响应中断：{detail}' },
 } satisfies ErrorCatalog;
 
+/** What a relayed call can fail with (an upstream's failure keeps the upstream's status): the relay's call routes', passed on by the edge. */
+export const RELAY_CALL_ERRORS = [
+  'relay_invalid_request',
+  'relay_no_channel',
+  'relay_model_unpriced',
+  'relay_upstream_error',
+  'relay_upstream_timeout',
+  'relay_upstream_unreachable',
+  'relay_upstream_bad_response',
+  'relay_stream_interrupted',
+  'relay_busy',
+  'relay_request_too_deep',
+  'relay_internal_error',
+] as const satisfies readonly (keyof typeof relayErrors)[];
+
 /** The kit's refusals of a malformed body as the relay's routes answer them (in the vendors' shapes too). */
 export const relayCodeOfKit: Record<string, keyof typeof relayErrors> = {
   INVALID_PARAMETERS: 'relay_invalid_request',
