@@ -307,8 +307,8 @@ export type PlaygroundAnswer =
   | { kind: 'json'; body: string }
   /** The server-sent events, piece by piece, pulled at the reader's pace. */
   | { kind: 'stream'; contentType: string; pieces: AsyncIterable<string> }
-  /** Refused or failed before any output: the status and error the edge answers a key's call with. */
-  | { kind: 'refused'; status: number; error: ChatError };
+  /** Refused or failed before any output: the status and error the edge answers a key's call with (and when to retry, in seconds, for a rate limit). */
+  | { kind: 'refused'; status: number; error: ChatError; retryAfter?: number };
 
 /** The port as the account service holds it: filled once the edge is built in this process or reachable over HTTP, null otherwise. */
 export interface CustomerHolder {

@@ -23,7 +23,7 @@ export function playgroundPart(ctx: EdgeContext, calls: Pick<SyncCalls, 'call'>,
         if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
         const ownerId = await ensureCustomerOwner(ctx.db, c.userId);
         const hit = await limiter.hit(`playground-owner:${ownerId}`, ctx.config.edge.rateLimitPerMinute, 60);
-        if (!hit.allowed) throw new AppError('rate_limited', { params: { seconds: hit.retryAfter } });
+        if (!hit.allowed) return { kind: 'refused', ...edgeErrorOf({ code: 'rate_limited', params: { seconds: hit.retryAfter } }, c.lang), retryAfter: hit.retryAfter };
         const identity: EdgeIdentity = {
           keyId: '',
           ownerId,

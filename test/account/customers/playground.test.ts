@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, before, test } from 'node:test';
 import type { Browser } from '../../helpers/http.js';
 import { CHAT_COST, CHAT_USAGE } from '../../helpers/stack.js';
-import { eachPlacement, settled, startCustomerStack, type CustomerStack } from './stack.js';
+import { CUSTOMER_API_SECRET, eachPlacement, settled, startCustomerStack, type CustomerStack } from './stack.js';
 
 const CREDIT = 100_000;
 const MESSAGES = [{ role: 'user', content: 'hi' }];
@@ -27,7 +27,12 @@ eachPlacement('playground: /pg/chat/completions', (v, apart) => {
     alice = await c.customer('alice');
     await credit(alice.id, CREDIT);
   });
-  after(() => c.close());
+  after(async () => {
+    const all = c.everything();
+    assert.ok(!all.includes(alice.b.accessToken!), 'an access token reached a log');
+    assert.ok(!all.includes(CUSTOMER_API_SECRET), 'the workload key reached a log');
+    await c.close();
+  });
 
   test('a whole answer: the upstream\'s completion unchanged, the wallet charged to the unit, logged under playground-default', async () => {
     const before = await balance(alice.b);
@@ -153,8 +158,8 @@ eachPlacement('playground: /pg/chat/completions', (v, apart) => {
 });
 
 // The edge's per-minute limit of a key (EDGE_RATE_LIMIT_PER_MINUTE) holds for a user's playground calls too.
-test('playground: calls beyond the edge\'s per-minute limit are 429 rate_limited, not charged', async () => {
-  const c = await startCustomerStack({ name: 'sqlite' }, { edgeEnv: { EDGE_RATE_LIMIT_PER_MINUTE: '2' } });
+for (const apart of [false, true]) test(`playground: calls beyond the edge's per-minute limit are 429 rate_limited with Retry-After, not charged${apart ? ', the edge apart' : ''}`, async () => {
+  const c = await startCustomerStack({ name: 'sqlite' }, { apart, edgeEnv: { EDGE_RATE_LIMIT_PER_MINUTE: '2' } });
   try {
     const dave = await c.customer('dave');
     assert.equal((await c.root.request('PUT', '/api/user/', { body: { id: dave.id, quota: CREDIT, reason: 'test credit' } })).json.success, true);
@@ -163,6 +168,7 @@ test('playground: calls beyond the edge\'s per-minute limit are 429 rate_limited
     assert.deepEqual(statuses, [200, 200, 429]);
     const limited = await dave.b.post('/pg/chat/completions', { model: 'gpt-4o', messages: MESSAGES });
     assert.equal(limited.json.error.code, 'rate_limited');
+    assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
     await settled(c.st);
     assert.equal((await dave.b.get('/api/user/self')).json.data.quota, CREDIT - 2 * CHAT_COST);
   } finally {

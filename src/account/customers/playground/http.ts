@@ -63,6 +63,8 @@ export function playgroundOverHttp(o: PlaygroundOverHttp): CustomerPort['playgro
     const reason = refusalReasonOf(code);
     if (reason && reason !== 'unavailable') throw new CustomerRefusal(reason, typeof error.detail === 'string' ? error.detail : '');
     if (!code || reason || LINK_FAILURE.test(code) || typeof error.message !== 'string') throw o.unavailable('playgroundChat', `HTTP ${res.statusCode} ${code || 'without a code'}`);
-    return { kind: 'refused', status: res.statusCode, error: { message: error.message, type: String(error.type ?? ''), code, param: typeof error.param === 'string' ? error.param : null } };
+    const retryAfter = Number(res.headers['retry-after']);
+    const refused = { kind: 'refused' as const, status: res.statusCode, error: { message: error.message, type: String(error.type ?? ''), code, param: typeof error.param === 'string' ? error.param : null } };
+    return Number.isSafeInteger(retryAfter) && retryAfter >= 0 ? { ...refused, retryAfter } : refused;
   };
 }

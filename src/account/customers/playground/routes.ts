@@ -52,7 +52,10 @@ export function playgroundRoutes(playground: PlaygroundService) {
         const gone = clientGone(reply);
         const lang = langOf(req.headers['accept-language']);
         const answer = await playground.chat(identityOf(req).userId, req.body, { lang, requestId: req.id, signal: gone });
-        if (answer.kind === 'refused') return reply.status(answer.status).send({ error: answer.error, requestId: req.id });
+        if (answer.kind === 'refused') {
+          if (answer.retryAfter !== undefined) reply.header('retry-after', String(answer.retryAfter));
+          return reply.status(answer.status).send({ error: answer.error, requestId: req.id });
+        }
         if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
         const headers = { 'x-request-id': req.id, 'cache-control': 'no-store' };
         if (await writePieces(reply, { contentType: answer.contentType, headers }, answer.pieces, gone)) reply.raw.end();

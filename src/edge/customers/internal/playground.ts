@@ -33,7 +33,10 @@ export function playgroundRoutes(ctx: EdgeContext, port: CustomerPort) {
         } catch (e) {
           throw e instanceof CustomerRefusal ? refusal(e) : e;
         }
-        if (answer.kind === 'refused') return reply.status(answer.status).send({ error: answer.error, requestId: req.id });
+        if (answer.kind === 'refused') {
+          if (answer.retryAfter !== undefined) reply.header('retry-after', String(answer.retryAfter));
+          return reply.status(answer.status).send({ error: answer.error, requestId: req.id });
+        }
         if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
         if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone)) reply.raw.end();
       },
