@@ -33,6 +33,11 @@ export interface RelayCall {
   /** The caller's request headers that channel-affinity rules may read (user-agent, session ids). */
   headers?: Record<string, string>;
   /**
+   * The caller's headers of its format's vendor (VENDOR_HEADERS: anthropic-version, anthropic-beta), sent on
+   * to a channel that speaks the format itself; a converted call drops them.
+   */
+  vendorHeaders?: Record<string, string>;
+  /**
    * The most the call may cost, in quota units (what the caller holds for it): the relay caps the output
    * tokens it asks the upstream for so that the cost fits (the caller's own smaller cap is kept).
    */
@@ -41,6 +46,31 @@ export interface RelayCall {
 
 /** The call to quote: what it asks for, not who serves it. */
 export type QuotedCall = Pick<RelayCall, 'format' | 'body' | 'modelInPath' | 'caller'>;
+
+/** The headers of a caller format's vendor that pass to a channel of that vendor (lower case), by format. */
+export const VENDOR_HEADERS: Readonly<Partial<Record<RelayFormat, readonly string[]>>> = { anthropic: ['anthropic-version', 'anthropic-beta'] };
+
+/** The vendor headers of a format among a request's headers (a value of at most 1,000 characters). */
+export function vendorHeadersOf(format: RelayFormat, headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of VENDOR_HEADERS[format] ?? []) {
+    const v = headers[name];
+    if (typeof v === 'string' && v !== '' && v.length <= 1000) out[name] = v;
+  }
+  return out;
+}
+
+/**
+ * A prompt to count without calling the model (Anthropic's count_tokens body, Gemini's countTokens body),
+ * never charged: the format's own body, the model as the call names it.
+ */
+export type CountCall = Pick<RelayCall, 'format' | 'body' | 'modelInPath' | 'caller' | 'requestId' | 'signal' | 'vendorHeaders'>;
+
+/** A prompt's tokens: the upstream's own count (a channel of the format's vendor), else the relay tokenizer's estimate. */
+export interface RelayTokenCount {
+  tokens: number;
+  source: 'upstream' | 'tokenizer';
+}
 
 /** What a call can cost, in quota units, before it is relayed (its prompt counted with the relay's tokenizer). */
 export interface RelayQuote {
@@ -133,6 +163,8 @@ export interface RelayPort {
   summaryOf(requestId: string, caller: Pick<RelayCaller, 'issuer' | 'subject'>): Promise<RelaySummary | null>;
   /** What these gateway models cost, from the relay's ratio configuration (what a customer's price list shows). */
   prices(models: string[]): Promise<RelayPrices>;
+  /** Counts a prompt of the Anthropic or Gemini format (refusals as quote()'s); nothing is charged or logged. */
+  countTokens(call: CountCall): Promise<RelayTokenCount>;
 }
 
 /** Over HTTP: a whole answer's summary header (base64url JSON), and the SSE comment that ends a stream. */
@@ -140,3 +172,23 @@ export const RELAY_SUMMARY_HEADER = 'x-relay-summary';
 export const RELAY_SUMMARY_COMMENT = ': relay-summary ';
 /** Over HTTP: a call's budget (RelayCall.budget). */
 export const RELAY_BUDGET_HEADER = 'x-relay-budget';
+/** Over HTTP: where a token count came from (RelayTokenCount.source). */
+export const RELAY_COUNT_SOURCE_HEADER = 'x-relay-count-source';
+
+/** What a Gemini call asks for in its path: `models/{model}:{action}`. */
+export type GeminiAction = 'generateContent' | 'streamGenerateContent' | 'countTokens';
+const GEMINI_TARGET = /^(.+):(generateContent|streamGenerateContent|countTokens)$/s;
+
+/**
+ * A Gemini path's `{model}:{action}` (the model is everything before the last colon: Ollama names hold
+ * colons), or why it is none. A stream is served as server-sent events only (`alt=sse`, what Google's SDKs
+ * ask for; without it Google streams one JSON array).
+ */
+export function parseGeminiTarget(target: string, alt: string | undefined): { model: string; action: GeminiAction; stream: boolean } | string {
+  const m = GEMINI_TARGET.exec(target);
+  if (!m) return 'the path must be models/{model}:generateContent, :streamGenerateContent or :countTokens';
+  const action = m[2] as GeminiAction;
+  const stream = action === 'streamGenerateContent';
+  if (stream && alt !== 'sse') return 'streamGenerateContent is served as server-sent events only: add ?alt=sse';
+  return { model: m[1]!, action, stream };
+}

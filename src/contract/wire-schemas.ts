@@ -104,11 +104,17 @@ export const RerankResult = Type.Object(
   { $id: 'RerankResult' },
 );
 
+/** An OpenAI model object (one of the edge's enabled public models). */
+export const Model = Type.Object({ id: Str, object: Type.Literal('model'), created: Int, owned_by: Str }, { $id: 'Model' });
+
 /** The OpenAI model list (the edge's enabled public models). */
-export const ModelList = Type.Object(
-  { object: Type.Literal('list'), data: Type.Array(Type.Object({ id: Str, object: Type.Literal('model'), created: Int, owned_by: Str })) },
-  { $id: 'ModelList' },
-);
+export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) }, { $id: 'ModelList' });
+
+/** A prompt's token count: Anthropic's count_tokens answer. */
+export const AnthropicTokenCount = Type.Object({ input_tokens: Int }, { $id: 'AnthropicTokenCount' });
+
+/** A prompt's token count: Gemini's countTokens answer. */
+export const GeminiTokenCount = Type.Object({ totalTokens: Int }, { ...open, $id: 'GeminiTokenCount' });
 
 /** One relayed call's summary (src/contract/relay.ts RelaySummary): GR04, and the x-relay-summary header. */
 export const RelaySummary = Type.Object(

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { RELAY_BUDGET_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayAnswer, type RelayCall, type RelayPort, type RelayPrices, type RelayQuote, type RelaySummary } from '../../contract/relay.js';
+import { RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type CountCall, type RelayAnswer, type RelayCall, type RelayPort, type RelayPrices, type RelayQuote, type RelaySummary } from '../../contract/relay.js';
 import { errorCatalog } from '../../contract/errors/index.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -15,10 +15,11 @@ const PATHS = {
 } as const;
 
 /** The relay route of a call's format; Gemini's names the model and the action in the path. */
-function relayPath(call: RelayCall): string {
-  if (call.format !== 'gemini') return PATHS[call.format];
+function relayPath(call: Pick<RelayCall, 'format' | 'modelInPath'>, counting = false): string {
+  if (call.format !== 'gemini') return counting ? `${PATHS[call.format]}/count_tokens` : PATHS[call.format];
   const target = call.modelInPath ?? { model: '', stream: false };
-  return `/relay/v1beta/models/${encodeURIComponent(target.model)}:${target.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+  const action = counting ? 'countTokens' : target.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  return `/relay/v1beta/models/${encodeURIComponent(target.model)}:${action}`;
 }
 const ISSUER = 'edge';
 const AUDIENCE = 'gateway-relay';
@@ -70,6 +71,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
           'x-request-id': call.requestId,
           ...(call.budget !== undefined ? { [RELAY_BUDGET_HEADER]: String(call.budget) } : {}),
           ...(call.headers?.['user-agent'] ? { 'user-agent': call.headers['user-agent'] } : {}),
+          ...call.vendorHeaders,
         },
         body: JSON.stringify(call.body),
         signal: call.signal,
@@ -138,6 +140,23 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
       const text = await res.body.text();
       if (res.statusCode !== 200) throw await failure(res.statusCode, text, res.headers['x-relay-error-code']);
       return JSON.parse(text) as RelayQuote;
+    },
+
+    async countTokens(call: CountCall) {
+      const res = await request(opts.url + relayPath(call, true), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await token(call.caller.subject, call.caller.group)}`, 'content-type': 'application/json', 'x-request-id': call.requestId, ...call.vendorHeaders },
+        body: JSON.stringify(call.body),
+        signal: call.signal,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw await failure(res.statusCode, text, res.headers['x-relay-error-code'], res.headers['x-relay-error-detail']);
+      const answer = JSON.parse(text) as { input_tokens?: unknown; totalTokens?: unknown };
+      const tokens = call.format === 'gemini' ? answer.totalTokens : answer.input_tokens;
+      if (typeof tokens !== 'number') throw new AppError('relay_internal_error', { data: { status: 502, summary: null } });
+      return { tokens, source: res.headers[RELAY_COUNT_SOURCE_HEADER] === 'upstream' ? 'upstream' : 'tokenizer' };
     },
 
     async prices(models) {

@@ -14,6 +14,9 @@ const unavailable: RelayPort = {
   prices: async () => {
     throw new AppError('service_unavailable');
   },
+  countTokens: async () => {
+    throw new AppError('service_unavailable');
+  },
   // Runs are admitted on their model's reserve alone, and wait for a relay.
   quote: async () => ({ minimum: 0, estimate: null }),
 };

@@ -2,7 +2,7 @@ import type { RelayFormat } from '../../contract/relay.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
 import type { ProbeOutcome } from '../upstream/probe.js';
 import type { UpstreamTarget } from '../upstream/target.js';
-import type { ChatBody, ChatChunk, ChatCompletion, EmbeddingsBody, EmbeddingsResult, Json } from './pivot.js';
+import type { ChatBody, ChatChunk, ChatCompletion, ChatUsage, EmbeddingsBody, EmbeddingsResult, Json } from './pivot.js';
 
 /**
  * A provider is one upstream family (OpenAI-compatible, Azure OpenAI, Anthropic, Gemini, Ollama, Codex):
@@ -77,10 +77,18 @@ export interface ProviderRelay {
    * came (but for the mapped model): such calls are not converted, their answers pass through.
    */
   readonly native: Readonly<Partial<Record<RelayFormat, NativeCall>>>;
+  /** The caller formats whose token counting endpoint this provider has: the request counting a caller's count body as it came. */
+  readonly countTokens?: Readonly<Partial<Record<RelayFormat, NativeCountCall>>>;
 }
 
-/** The upstream request for a caller's own body, `model` the name sent upstream. */
-export type NativeCall = (t: UpstreamTarget, body: Json, model: string, stream: boolean) => UpstreamCall;
+/**
+ * The upstream request for a caller's own body, `model` the name sent upstream; `vendorHeaders` the
+ * caller's headers of the format's vendor (RelayCall.vendorHeaders), sent on.
+ */
+export type NativeCall = (t: UpstreamTarget, body: Json, model: string, stream: boolean, vendorHeaders?: Record<string, string>) => UpstreamCall;
+
+/** The upstream request counting the tokens of a caller's count body (as NativeCall, never streamed). */
+export type NativeCountCall = (t: UpstreamTarget, body: Json, model: string, vendorHeaders?: Record<string, string>) => UpstreamCall;
 
 /** The HTTP request a provider builds; the relay adds the target's proxy and header overrides. */
 export interface UpstreamCall {
@@ -95,6 +103,11 @@ export interface StreamDecoder {
   line(line: string): ChatChunk[];
   /** Chunks still held when the stream ended (a final usage chunk, say). */
   end(): ChatChunk[];
+  /**
+   * The usage the upstream reported so far, for a stream cut before its end (Anthropic's message_start
+   * names the prompt's tokens first); absent when the upstream reports usage only at the end.
+   */
+  reported?(): ChatUsage | null;
 }
 
 /**

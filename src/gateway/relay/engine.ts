@@ -1,4 +1,4 @@
-import type { QuotedCall, RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelayPrices, RelayQuote, RelaySummary, RelayUsage } from '../../contract/relay.js';
+import type { CountCall, QuotedCall, RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelayPrices, RelayQuote, RelaySummary, RelayTokenCount, RelayUsage } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import { checkJsonValueDepth } from '../../kit/json/limits.js';
 import { jsonObject } from '../../kit/json/object.js';
@@ -12,6 +12,7 @@ import { legsOf, type Leg } from './legs.js';
 import { quoteOf, withinBudget } from './budget.js';
 import { logRowOf } from './log-store.js';
 import { callerName, summaryFromRow, type RelayLogWriter } from './log-writer.js';
+import { countTokens } from './count.js';
 import { Plan } from './plan.js';
 import { costOf, type Price, type Pricing } from './pricing.js';
 import type { OpenChannel, Routing } from './routing.js';
@@ -55,6 +56,12 @@ export class RelayEngine implements RelayPort {
     return this.d.pricing.table([...new Set(models)]);
   }
 
+  /** Counts a prompt without calling the model (see count.ts). */
+  countTokens(call: CountCall): Promise<RelayTokenCount> {
+    this.checkDepth(call.body);
+    return countTokens(this.d, call);
+  }
+
   /** The HTTP listeners refuse too deep bodies at parse time; a caller in this process is held to the same limit. */
   private checkDepth(body: unknown) {
     const maxDepth = this.d.ctx.config.bodyMaxDepth;
@@ -83,7 +90,7 @@ export class RelayEngine implements RelayPort {
     const planned = new Plan(asked);
     const price = await this.priceOf(planned);
     const call = withinBudget(planned, price, this.d.defaultMaxTokens);
-    const plan = call === asked ? planned : new Plan(call);
+    const plan = call === planned.call ? planned : new Plan(call);
     const affinityRequest: RelayRequest = { model: plan.model, group: call.caller.group, path: plan.path, userAgent: call.headers?.['user-agent'], headers: call.headers, body: call.body, context: { caller: call.caller.subject } };
     const sticky = await this.d.affinity.lookup(affinityRequest);
     const attempts: RelayAttempt[] = [];
@@ -156,7 +163,8 @@ export class RelayEngine implements RelayPort {
     const summary = new Promise<RelaySummary>((resolve) => (settle = resolve));
     const warnUsage = (p: Plan, l: Leg, rejected: Record<string, unknown> | null) => this.warnUsage(p, l, rejected);
     const finish = (status: number, errorCode: string | null, detail: string | null = null) => {
-      const usage = usageOf(reader.usage(), plan, reader.text());
+      // A stream cut short (the caller gone, the upstream broken) has the upstream's counts so far, not its final ones.
+      const usage = status === 200 ? usageOf(reader.usage(), plan, reader.text()) : plan.checkCutUsage(reader.usage(), reader.text());
       warnUsage(plan, leg, usage.rejected);
       const s = this.summary(plan, leg, status, errorCode, usage.usage, price, firstByteMs, attempts, startedAt);
       this.d.log.record(s, { caller: call.caller, format: call.format, stream: true }, detail);

@@ -23,8 +23,11 @@ export class Plan {
   private chatBody: ChatBody | null = null;
   private promptCount: number | undefined;
 
-  constructor(readonly call: RelayCall) {
-    this.format = formatOf(call.format);
+  readonly call: RelayCall;
+
+  constructor(asked: RelayCall) {
+    this.format = formatOf(asked.format);
+    const call = (this.call = this.format.canonical ? { ...asked, body: this.format.canonical(asked.body) } : asked);
     const { model, stream } = this.format.target(call);
     if (typeof model !== 'string' || !model.trim() || model.length > 255) invalid('model must be a model name');
     this.model = model;
@@ -57,7 +60,7 @@ export class Plan {
     const { body } = this.call;
     const native = p.native[this.call.format];
     let call: UpstreamCall;
-    if (native) call = native(t, body, upstreamModel, this.stream);
+    if (native) call = native(t, body, upstreamModel, this.stream, this.call.vendorHeaders);
     else if (this.format.toProvider) call = this.format.toProvider(p, t, body, upstreamModel);
     else call = p.chat(t, { ...this.chat(), model: upstreamModel }, this.stream);
     const override = jsonObject(paramOverride);
@@ -82,6 +85,14 @@ export class Plan {
   /** The upstream's usage where it can be right, else counted: the prompt from the request, the completion from the text. */
   checkUsage(u: ChatUsage | null, completionText: () => string): UsageCheck {
     return checkedUsage(u, this.usageBounds(), { prompt: () => this.countPrompt(), completion: () => textTokens(completionText()) });
+  }
+
+  /**
+   * The usage of a stream cut short: the prompt as the upstream reported it (Anthropic's message_start,
+   * Gemini's usageMetadata), else counted; the completion as the larger of its count so far and the text's.
+   */
+  checkCutUsage(u: ChatUsage | null, completionText: string): UsageCheck {
+    return checkedUsage(u, this.usageBounds(), { prompt: () => this.countPrompt(), completion: () => textTokens(completionText) }, { cut: true });
   }
 
   /** What a stream reader shows of a usage it passes: the billed counts when the upstream's are replaced. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RELAY_BUDGET_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type RelayCall, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
+import { parseGeminiTarget, RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, vendorHeadersOf, type RelayCall, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -8,7 +8,7 @@ import { clientGone, writePieces } from '../../kit/http/stream.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
-import { AnthropicMessage, ChatCompletion, EmbeddingList, GeminiResponse, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
+import { AnthropicMessage, AnthropicTokenCount, ChatCompletion, EmbeddingList, GeminiResponse, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
 import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
 import { FORMATS } from './formats/index.js';
 import { MODEL } from './formats/schema.js';
@@ -32,12 +32,18 @@ export function encodeSummary(s: RelaySummary): string {
 async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
   const gone = clientGone(reply);
   const budget = budgetOf(req.headers[RELAY_BUDGET_HEADER]);
-  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), ...(budget !== undefined ? { budget } : {}) });
+  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), vendorHeaders: vendorHeadersOf(format, req.headers), ...(budget !== undefined ? { budget } : {}) });
   if (answer.kind === 'json') {
     return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header(RELAY_SUMMARY_HEADER, encodeSummary(answer.summary)).send(answer.body);
   }
   const complete = await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone);
   if (complete) reply.raw.end(`${RELAY_SUMMARY_COMMENT}${JSON.stringify(await answer.summary)}\n\n`);
+}
+
+/** Counts a prompt of the format (GR09, GR06's :countTokens), answered as the format's count endpoint answers, its source in a header. */
+async function count(engine: RelayEngine, format: 'anthropic' | 'gemini', req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
+  const counted = await engine.countTokens({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: clientGone(reply), vendorHeaders: vendorHeadersOf(format, req.headers) });
+  return reply.header(RELAY_COUNT_SOURCE_HEADER, counted.source).send(FORMATS[format].count!.answer(counted.tokens));
 }
 
 /** A call's budget header: a non-negative integer of quota units, else none. */
@@ -78,22 +84,18 @@ const ANSWERS = {
   responses: { 200: { description: 'The response; server-sent events when streamed', schema: OpenAIResponse, stream: true } },
   embeddings: { 200: { description: 'The embeddings', schema: EmbeddingList } },
   anthropic: { 200: { description: 'The message; server-sent events when streamed', schema: AnthropicMessage, stream: true } },
-  gemini: { 200: { description: 'The generateContent answer; server-sent events for streamGenerateContent?alt=sse', schema: GeminiResponse, stream: true } },
+  gemini: { 200: { description: 'The generateContent answer; server-sent events for streamGenerateContent?alt=sse; {totalTokens} for countTokens', schema: GeminiResponse, stream: true } },
   completions: { 200: { description: 'The text completion; server-sent events when streamed', schema: TextCompletion, stream: true } },
   moderations: { 200: { description: "The upstream's moderation answer, unchanged", schema: ModerationResult } },
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
+  anthropicCount: { 200: { description: "The prompt's tokens (x-relay-count-source: upstream or tokenizer)", schema: AnthropicTokenCount } },
 };
 
-/** GR06's path value `{model}:{action}`: the model is everything before the last colon (Ollama names hold colons). */
-const GEMINI_TARGET = /^(.+):(generateContent|streamGenerateContent)$/s;
-
-function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystring: { alt?: string } }>): RelayCall['modelInPath'] {
-  const m = GEMINI_TARGET.exec(req.params.target);
-  if (!m) throw new AppError('relay_invalid_request', { params: { detail: 'the path must be models/{model}:generateContent or models/{model}:streamGenerateContent', field: 'target' } });
-  const stream = m[2] === 'streamGenerateContent';
-  // Without alt=sse Google streams one JSON array; the relay serves the SSE form its SDKs ask for.
-  if (stream && req.query.alt !== 'sse') throw new AppError('relay_invalid_request', { params: { detail: 'streamGenerateContent is served as server-sent events only: add ?alt=sse', field: 'alt' } });
-  return { model: m[1]!, stream };
+/** GR06's target `{model}:{action}`, the stream asked for with alt=sse (relay_invalid_request otherwise). */
+function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystring: { alt?: string } }>) {
+  const target = parseGeminiTarget(req.params.target, req.query.alt);
+  if (typeof target === 'string') throw new AppError('relay_invalid_request', { params: { detail: target, field: 'target' } });
+  return target;
 }
 
 /**
@@ -112,11 +114,15 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
       errors: relayErrors,
       bodyLimit,
       schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: FORMATS.gemini.body },
-      handler: (req, reply) => serve(engine, 'gemini', req, reply, geminiTarget(req)),
+      handler: (req, reply) => {
+        const { action, model, stream } = geminiTarget(req);
+        return action === 'countTokens' ? count(engine, 'gemini', req, reply, { model, stream: false }) : serve(engine, 'gemini', req, reply, { model, stream });
+      },
     }),
     implement('GR11', { answers: ANSWERS.completions, errors: relayErrors, bodyLimit, schema: { body: FORMATS.completions.body }, handler: (req, reply) => serve(engine, 'completions', req, reply) }),
     implement('GR12', { answers: ANSWERS.moderations, errors: relayErrors, bodyLimit, schema: { body: FORMATS.moderations.body }, handler: (req, reply) => serve(engine, 'moderations', req, reply) }),
     implement('GR13', { answers: ANSWERS.rerank, errors: relayErrors, bodyLimit, schema: { body: FORMATS.rerank.body }, handler: (req, reply) => serve(engine, 'rerank', req, reply) }),
+    implement('GR09', { answers: ANSWERS.anthropicCount, errors: relayErrors, bodyLimit, schema: { body: FORMATS.anthropic.body }, handler: (req, reply) => count(engine, 'anthropic', req, reply) }),
     implement('GR07', {
       answers: { 200: { description: 'The quote, in quota units', schema: Type.Object({ minimum: Type.Integer(), estimate: Type.Union([Type.Integer(), Type.Null()]) }) } },
       errors: relayErrors,

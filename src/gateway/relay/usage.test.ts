@@ -35,6 +35,19 @@ test('checkedUsage: sound counts are kept; wrong ones are counted instead and na
   assert.deepEqual(details.rejected, { cached_tokens: 11, reasoning_tokens: -2 });
 });
 
+test('checkedUsage of a stream cut short: the upstream\'s prompt kept, the completion at least what its text counts', () => {
+  const bounds = usageBounds(100);
+  // Anthropic's message_start: the whole prompt, output 1; 3 tokens of text were streamed since.
+  const cut = checkedUsage({ prompt_tokens: 1200, completion_tokens: 1, total_tokens: 1201 }, bounds, count, { cut: true });
+  assert.deepEqual(cut.usage, { prompt_tokens: 1200, completion_tokens: 3, cached_tokens: 0, reasoning_tokens: 0, total_tokens: 1203, counted: true });
+  // The upstream's own later count above the text's is kept as it is.
+  assert.deepEqual(checkedUsage({ prompt_tokens: 1200, completion_tokens: 9, total_tokens: 1209 }, bounds, count, { cut: true }).usage.completion_tokens, 9);
+  // Reported output without a prompt: nothing the upstream counted for the prompt, everything counted.
+  assert.deepEqual(checkedUsage({ prompt_tokens: 0, completion_tokens: 9, total_tokens: 9 }, bounds, count, { cut: true }).usage, { prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0, reasoning_tokens: 0, total_tokens: 10, counted: true });
+  // A whole answer's own counts stand.
+  assert.equal(checkedUsage({ prompt_tokens: 1200, completion_tokens: 1, total_tokens: 1201 }, bounds, count).usage.completion_tokens, 1);
+});
+
 test('costOf never answers NaN or a negative quota, and a served call of a priced model costs at least 1', () => {
   const price = { kind: 'ratio' as const, modelRatio: 0.001, completionRatio: 1, cacheRatio: 1, groupRatio: 1 };
   const usage = (p: number, c: number) => ({ prompt_tokens: p, completion_tokens: c, cached_tokens: 0, reasoning_tokens: 0, total_tokens: p + c, counted: false });

@@ -32,10 +32,11 @@ const whole = (v: unknown, max: number): v is number => typeof v === 'number' &&
  * The upstream's usage, each count checked: a prompt or completion count that is not a whole number from 0
  * to its bound is replaced by the tokenizer's count (`count`), and the usage is then marked counted; a wrong
  * cached or reasoning count becomes 0 (the prompt is then billed at the full rate). No usage, or zero for
- * both, is counted whole, as the reference does.
+ * both, is counted whole, as the reference does. A stream cut short (`cut`) keeps the upstream's prompt
+ * count, and its completion is at least what its text so far counts.
  */
-export function checkedUsage(u: ChatUsage | null, bounds: UsageBounds, count: { prompt(): number; completion(): number }): UsageCheck {
-  if (!u || (u.prompt_tokens === 0 && u.completion_tokens === 0)) {
+export function checkedUsage(u: ChatUsage | null, bounds: UsageBounds, count: { prompt(): number; completion(): number }, opts: { cut?: boolean } = {}): UsageCheck {
+  if (!u || (u.prompt_tokens === 0 && (opts.cut || u.completion_tokens === 0))) {
     const prompt = count.prompt();
     const completion = count.completion();
     return { usage: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true }, rejected: null };
@@ -47,8 +48,13 @@ export function checkedUsage(u: ChatUsage | null, bounds: UsageBounds, count: { 
     return otherwise();
   };
   const prompt = take('prompt_tokens', u.prompt_tokens, bounds.prompt, count.prompt);
-  const completion = take('completion_tokens', u.completion_tokens, bounds.completion, count.completion);
-  const counted = 'prompt_tokens' in rejected || 'completion_tokens' in rejected;
+  let completion = take('completion_tokens', u.completion_tokens, bounds.completion, count.completion);
+  let counted = 'prompt_tokens' in rejected || 'completion_tokens' in rejected;
+  if (opts.cut && !counted) {
+    // The upstream's output count of a stream cut short is the count at its last report (message_start says 1).
+    const sent = count.completion();
+    if (sent > completion) [completion, counted] = [sent, true];
+  }
   const cached = take('cached_tokens', u.prompt_tokens_details?.cached_tokens ?? 0, prompt, () => 0);
   const reasoning = take('reasoning_tokens', u.completion_tokens_details?.reasoning_tokens ?? 0, completion, () => 0);
   return {

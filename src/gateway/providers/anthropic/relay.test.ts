@@ -185,3 +185,24 @@ test('anthropic: end() closes a stream that stopped after message_delta', () => 
   const early = full.slice(0, full.indexOf('event: message_delta'));
   assert.deepEqual(decode(early), (fixture<Json[]>('chat-chunks.json')).slice(0, 3));
 });
+
+test('anthropic: a stream cut before its end reports the usage of message_start (the prompt counted by the upstream)', () => {
+  const decoder = anthropicRelay.chatStream(MODEL);
+  assert.equal(decoder.reported!(), null, 'nothing before message_start');
+  const full = fixtureText('messages-stream.txt');
+  for (const line of full.slice(0, full.indexOf('event: content_block_delta')).split('\n')) decoder.line(line);
+  // input 25 + cache read 1024 + cache creation 0 (OpenAI's prompt_tokens include the cached part).
+  assert.deepEqual(decoder.reported!(), { prompt_tokens: 1049, completion_tokens: 1, total_tokens: 1050, prompt_tokens_details: { cached_tokens: 1024 } });
+});
+
+test('anthropic: native calls and token counts send the caller\'s anthropic-version and anthropic-beta', () => {
+  const vendor = { 'anthropic-version': '2024-01-01', 'anthropic-beta': 'claude-code-20250219' };
+  const call = anthropicRelay.native.anthropic!(target, { model: 'x', max_tokens: 5, messages: [] }, 'mapped', true, vendor);
+  assert.equal(call.url, 'https://api.anthropic.com/v1/messages');
+  assert.deepEqual([call.headers['anthropic-version'], call.headers['anthropic-beta'], call.headers['x-api-key'], (call.body as Json).model], ['2024-01-01', 'claude-code-20250219', 'sk-ant-test', 'mapped']);
+  const plain = anthropicRelay.native.anthropic!(target, { model: 'x' }, 'x', false);
+  assert.deepEqual([plain.headers['anthropic-version'], plain.headers['anthropic-beta']], ['2023-06-01', undefined]);
+  const count = anthropicRelay.countTokens!.anthropic!(target, { model: 'x', messages: [] }, 'mapped', vendor);
+  assert.equal(count.url, 'https://api.anthropic.com/v1/messages/count_tokens');
+  assert.deepEqual([count.headers['anthropic-beta'], (count.body as Json).model], ['claude-code-20250219', 'mapped']);
+});

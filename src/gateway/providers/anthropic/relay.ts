@@ -1,7 +1,7 @@
 import { isObject, jsonObject, objectOf } from '../../../kit/json/object.js';
 import { contentText, unixNow, type ChatBody, type ChatCompletion, type ChatMessage, type Json, type ToolCall } from '../pivot.js';
 import { UpstreamPayloadError, type ProviderRelay } from '../types.js';
-import { messagesCall } from './api.js';
+import { countTokensCall, messagesCall } from './api.js';
 import { anthropicStreamDecoder, finishReason, payloadError, UNKNOWN_MESSAGE_ID, usageToChat } from './stream.js';
 
 /** Anthropic requires max_tokens; OpenAI callers often leave it out. */
@@ -181,5 +181,6 @@ export const anthropicRelay: ProviderRelay = {
   chat: (t, body, stream) => messagesCall(t, messagesRequest(body, stream), stream),
   chatResult,
   chatStream: anthropicStreamDecoder,
-  native: { anthropic: (t, body, model, stream) => messagesCall(t, { ...body, model }, stream) },
+  native: { anthropic: (t, body, model, stream, vendorHeaders) => messagesCall(t, { ...body, model }, stream, vendorHeaders) },
+  countTokens: { anthropic: (t, body, model, vendorHeaders) => countTokensCall(t, { ...body, model }, vendorHeaders) },
 };

@@ -143,5 +143,6 @@ export function anthropicStreamDecoder(model: string): StreamDecoder {
     end() {
       return sawMessageDelta && !finished ? finalChunks() : [];
     },
+    reported: () => (Object.keys(usage).length ? usageToChat(usage) : null),
   };
 }

@@ -16,3 +16,8 @@ export function generateContentCall(t: UpstreamTarget, model: string, body: unkn
   const action = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return { url: `${t.baseUrl}/v1beta/models/${encodeURIComponent(model)}:${action}`, headers: jsonHeaders(t), body };
 }
+
+/** A token count (`models/{model}:countTokens`) of a countTokens body, answered `{totalTokens}`. */
+export function countTokensCall(t: UpstreamTarget, model: string, body: unknown): UpstreamCall {
+  return { url: `${t.baseUrl}/v1beta/models/${encodeURIComponent(model)}:countTokens`, headers: jsonHeaders(t), body };
+}

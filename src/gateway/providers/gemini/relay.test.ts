@@ -171,3 +171,21 @@ test('a batchEmbedContents answer becomes an OpenAI embeddings list', () => {
   assert.deepEqual(withUsage.usage, { prompt_tokens: 4, total_tokens: 4 });
   assert.throws(() => geminiRelay.embeddingsResult!(json('error.gemini.json'), 'm'), UpstreamPayloadError);
 });
+
+test('a stream cut before its end reports the usageMetadata of its last event', () => {
+  const decoder = geminiRelay.chatStream('m');
+  assert.equal(decoder.reported!(), null);
+  const [first, , second] = text('stream.sse').split(/\r?\n/);
+  decoder.line(first!);
+  assert.equal(decoder.reported!()!.prompt_tokens, 9);
+  decoder.line(second!);
+  assert.deepEqual([decoder.reported!()!.prompt_tokens, decoder.reported!()!.completion_tokens], [9, 8]);
+});
+
+test('a countTokens request goes to the model\'s countTokens; a generateContentRequest names the mapped model', () => {
+  const plain = geminiRelay.countTokens!.gemini!(target, { contents: [{ parts: [{ text: 'hi' }] }] }, 'mapped');
+  assert.equal(plain.url, 'https://generativelanguage.googleapis.com/v1beta/models/mapped:countTokens');
+  assert.deepEqual(plain.body, { contents: [{ parts: [{ text: 'hi' }] }] });
+  const wrapped = geminiRelay.countTokens!.gemini!(target, { generateContentRequest: { model: 'models/asked', contents: [] } }, 'mapped');
+  assert.deepEqual(wrapped.body, { generateContentRequest: { model: 'models/mapped', contents: [] } });
+});

@@ -2,7 +2,7 @@ import { isObject } from '../../../kit/json/object.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { contentText, unixNow, usageCount, type ChatBody, type ChatCompletion, type ChatMessage, type EmbeddingsBody, type EmbeddingsResult, type Json, type ToolCall } from '../pivot.js';
 import { UpstreamPayloadError, type ProviderRelay, type UpstreamCall, UnsupportedByChannel } from '../types.js';
-import { generateContentCall, jsonHeaders } from './api.js';
+import { countTokensCall, generateContentCall, jsonHeaders } from './api.js';
 import {
   candidatesOf,
   finishReasonOf,
@@ -261,4 +261,10 @@ export const geminiRelay: ProviderRelay = {
   embeddings,
   embeddingsResult,
   native: { gemini: (t, body, model, stream) => generateContentCall(t, model, body, stream) },
+  countTokens: { gemini: (t, body, model) => countTokensCall(t, model, countBody(body, model)) },
 };
+
+/** A countTokens body whose generateContentRequest names its model (`models/…`): the name sent upstream. */
+function countBody(body: Json, model: string): Json {
+  return isObject(body.generateContentRequest) ? { ...body, generateContentRequest: { ...body.generateContentRequest, model: `models/${model}` } } : body;
+}

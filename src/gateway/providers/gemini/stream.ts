@@ -160,5 +160,6 @@ export function geminiStreamDecoder(model: string): StreamDecoder {
       ended = true;
       return [chunk([], { usage: usage ? usageOf(usage) : null })];
     },
+    reported: () => (usage ? usageOf(usage) : null),
   };
 }

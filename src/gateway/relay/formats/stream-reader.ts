@@ -128,7 +128,8 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
       return out + encoder.end();
     },
     fail: (message, code) => encoder.error(message, code),
-    usage: () => usage,
+    // A stream cut before its usage chunk: what the upstream reported so far, when its decoder keeps that.
+    usage: () => usage ?? decoder.reported?.() ?? null,
     text: allText,
   };
 }

@@ -28,6 +28,11 @@ export interface CallerFormat {
   missing?(body: Json): string | null;
   /** The path of the call at the caller's vendor (what channel-affinity rules match). */
   vendorPath(model: string, stream: boolean): string;
+  /**
+   * The body as the format's vendor takes it, from what its clients send beyond that (Claude Code's
+   * `role: "system"` messages, folded into `system`). Absent: the body as sent.
+   */
+  canonical?(body: Json): Json;
 
   // ---- to and from the internal form
 
@@ -61,11 +66,26 @@ export interface CallerFormat {
   /** Such a stream, passed through and watched (`request`: the caller's body). Absent: it is read as chat chunks, passed as they came. */
   nativeReader?(shown: UsageShown, request: Json): StreamReader;
 
+  // ---- token counting
+
+  /** The format's endpoint that counts a prompt without calling the model; absent when it has none. */
+  readonly count?: TokenCounting;
+
   // ---- errors
 
   /** The relay paths whose errors (even those answered before routing) take this format's shape. */
   readonly relayPath: RegExp;
   errorBody(e: RelayErrorView): unknown;
+}
+
+/** A format's token counting endpoint (Anthropic's count_tokens, Gemini's countTokens). */
+export interface TokenCounting {
+  /** The count request's body as a call of the format (what the tokenizer counts when no upstream does). */
+  call(body: Json): Json;
+  /** The count in an answer of the vendor's own endpoint; null when it holds none. */
+  read(json: unknown): number | null;
+  /** The count as the endpoint answers it. */
+  answer(tokens: number): Json;
 }
 
 /** The output cap of a format's body. */
@@ -124,3 +144,6 @@ export class RelayInputError extends Error {
 
 /** A token count a caller set: a whole number above 0, else null. */
 export const positiveCount = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null);
+
+/** A count an upstream answered: a whole number from 0, else null. */
+export const positiveOrZero = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null);

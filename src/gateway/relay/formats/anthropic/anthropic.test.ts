@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { ChatChunk, ChatCompletion, Json } from '../../../providers/pivot.js';
 import { RelayInputError } from '../types.js';
 import { chatToMessages, stopReasonOf } from './answer.js';
-import { messagesToChat } from './request.js';
+import { foldSystemMessages, messagesToChat } from './request.js';
 import { messagesStream } from './stream.js';
 
 // The golden files in fixtures/ are written by hand from Anthropic's documented
@@ -55,13 +55,25 @@ test('tool choices, thinking budgets and settings chat would refuse without tool
 test('what chat cannot carry is refused with the field named', () => {
   const user = (content: unknown) => ({ model: 'm', messages: [{ role: 'user', content }] });
   refusal({ model: 'm', messages: [] }, 'messages', 'non-empty');
-  refusal({ model: 'm', messages: [{ role: 'system', content: 'x' }] }, 'messages', 'system');
+  refusal({ model: 'm', messages: [{ role: 'system', content: 'x' }] }, 'messages', 'non-empty');
+  refusal({ model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages', 'tool');
   refusal(user([{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }]), 'messages', 'document');
   refusal(user([{ type: 'image', source: { type: 'file', file_id: 'file_1' } }]), 'messages', 'file');
   refusal({ ...user('x'), tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools', 'web_search_20250305');
   refusal({ model: 'm', messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }] }, 'messages', 'server_tool_use');
   refusal(user(42), 'messages', 'content');
   refusal({ model: 'm', messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 's' }] }] }, 'messages', 'no content');
+});
+
+test('role "system" entries of messages (Claude Code sends one) are folded into system, in order, blocks kept', () => {
+  const folded = foldSystemMessages({ model: 'm', system: 'A', messages: [{ role: 'system', content: 'B' }, { role: 'user', content: 'hi' }, { role: 'system', content: 'C' }] });
+  assert.deepEqual(folded, { model: 'm', system: 'A\n\nB\n\nC', messages: [{ role: 'user', content: 'hi' }] });
+  const blocks = foldSystemMessages({ model: 'm', system: [{ type: 'text', text: 'A', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'system', content: 'B' }, { role: 'user', content: 'hi' }] });
+  assert.deepEqual(blocks.system, [{ type: 'text', text: 'A', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'B' }]);
+  const none = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+  assert.equal(foldSystemMessages(none), none, 'a body without them is left as it is');
+  const chat = messagesToChat({ model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] });
+  assert.deepEqual(chat.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }]);
 });
 
 test('a text completion becomes a message: msg_ id, end_turn, cache reads apart from input tokens', () => {

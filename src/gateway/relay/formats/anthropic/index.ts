@@ -1,26 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { anthropicErrorBody } from '../../../../contract/wire-errors.js';
 import { BLOCK, MODEL, STREAM, TYPED } from '../schema.js';
-import { positiveCount, type CallerFormat } from '../types.js';
+import { objectOf } from '../../../../kit/json/object.js';
+import { positiveCount, positiveOrZero, type CallerFormat } from '../types.js';
 import { chatToMessages, showMessagesUsage } from './answer.js';
 import { nativeMessagesAnswer, nativeMessagesReader } from './native.js';
-import { messagesToChat } from './request.js';
+import { foldSystemMessages, messagesToChat } from './request.js';
 import { messagesStream } from './stream.js';
-
-/** Anthropic's error types by HTTP status (its API's documented list); other statuses take the nearest. */
-const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-};
-
-export const anthropicErrorType = (status: number) => ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 
 /** The Anthropic Messages API (`POST /v1/messages`, what Claude clients send); Anthropic channels take it as it is. */
 export const anthropic: CallerFormat = {
@@ -28,7 +14,7 @@ export const anthropic: CallerFormat = {
   body: Type.Object(
     {
       model: MODEL,
-      messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), content: Type.Union([Type.String(), Type.Array(TYPED)]) }, { additionalProperties: true }), { minItems: 1 }),
+      messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]), content: Type.Union([Type.String(), Type.Array(TYPED)]) }, { additionalProperties: true }), { minItems: 1 }),
       system: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String(), text: Type.String() }, { additionalProperties: true }))])),
       max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
       stop_sequences: Type.Optional(Type.Array(Type.String())),
@@ -45,6 +31,7 @@ export const anthropic: CallerFormat = {
   ),
   target: ({ body }) => ({ model: body.model, stream: body.stream === true }),
   vendorPath: () => '/v1/messages',
+  canonical: foldSystemMessages,
   toChat: (body) => messagesToChat(body),
   output: { max: (body) => positiveCount(body.max_tokens), withMax: (body, _model, n) => ({ ...body, max_tokens: n }) },
   fromChat: (c) => chatToMessages(c),
@@ -52,6 +39,11 @@ export const anthropic: CallerFormat = {
   encoder: (_request, model) => messagesStream(model),
   nativeAnswer: nativeMessagesAnswer,
   nativeReader: nativeMessagesReader,
-  relayPath: /^\/relay\/v1\/messages\/?$/,
-  errorBody: (e) => ({ type: 'error', error: { type: anthropicErrorType(e.status), message: e.message }, request_id: e.requestId }),
+  count: {
+    call: (body) => body,
+    read: (json) => positiveOrZero(objectOf(json).input_tokens),
+    answer: (tokens) => ({ input_tokens: tokens }),
+  },
+  relayPath: /^\/relay\/v1\/messages(\/count_tokens)?\/?$/,
+  errorBody: (e) => anthropicErrorBody(e.status, e.message, e.requestId),
 };

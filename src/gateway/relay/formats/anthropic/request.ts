@@ -4,6 +4,25 @@ import { RelayInputError } from '../types.js';
 
 /** A Messages request (`POST /v1/messages`, what Claude clients send) as a chat request. */
 
+/** A system message's or `system`'s content as text blocks (cache_control and the like kept). */
+function systemBlocks(content: unknown): Json[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  return Array.isArray(content) ? content.map(objectOf).filter((b) => b.type === 'text') : [];
+}
+
+/**
+ * The body as Anthropic's API takes it: `role: "system"` entries of `messages` (Claude Code sends one; the
+ * API refuses them) are appended to `system`, in order; string content stays a string.
+ */
+export function foldSystemMessages(body: Json): Json {
+  if (!Array.isArray(body.messages) || !body.messages.some((m) => objectOf(m).role === 'system')) return body;
+  const folded = body.messages.filter((m) => objectOf(m).role === 'system').map((m) => objectOf(m).content);
+  const messages = body.messages.filter((m) => objectOf(m).role !== 'system');
+  const parts = [body.system, ...folded].filter((c) => c !== undefined && c !== null && c !== '');
+  const system = parts.every((c) => typeof c === 'string') ? parts.join('\n\n') : parts.flatMap(systemBlocks);
+  return { ...body, system, messages };
+}
+
 /** Thinking budgets (budget_tokens) as chat reasoning efforts: the Anthropic channel turns them back into 1024 / 4096 / 16384. */
 function reasoningEffort(budget: unknown): string {
   const n = typeof budget === 'number' ? budget : 0;
@@ -94,7 +113,8 @@ function chatToolChoice(choice: Json): unknown {
   throw new RelayInputError(`tool_choice ${JSON.stringify(choice)} is not supported`, 'tool_choice');
 }
 
-export function messagesToChat(body: Json): ChatBody {
+export function messagesToChat(sent: Json): ChatBody {
+  const body = foldSystemMessages(sent);
   if (typeof body.model !== 'string' || !body.model) throw new RelayInputError('model is required', 'model');
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw new RelayInputError('messages must be a non-empty list', 'messages');
   const messages: ChatMessage[] = [];

@@ -1,28 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { googleErrorBody } from '../../../../contract/wire-errors.js';
 import type { Json } from '../../../providers/pivot.js';
 import { BLOCK } from '../schema.js';
-import { positiveCount, type CallerFormat } from '../types.js';
+import { isObject, objectOf } from '../../../../kit/json/object.js';
+import { positiveCount, positiveOrZero, type CallerFormat } from '../types.js';
 import { chatToGenerateContent, showGeminiUsage } from './answer.js';
 import { nativeGenerateContentAnswer, nativeGenerateContentReader } from './native.js';
 import { generateContentToChat } from './request.js';
 import { generateContentStream } from './stream.js';
-
-/** Google's canonical status names by HTTP status (google.rpc.Code's HTTP mapping). */
-const STATUSES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  409: 'ABORTED',
-  429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED',
-  500: 'INTERNAL',
-  501: 'UNIMPLEMENTED',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-};
-
-export const googleStatus = (status: number) => STATUSES[status] ?? (status >= 500 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT');
 
 const generationConfig = (body: Json) => body.generationConfig as Json | undefined;
 
@@ -35,7 +20,9 @@ export const gemini: CallerFormat = {
   name: 'gemini',
   body: Type.Object(
     {
-      contents: Type.Array(Type.Object({ role: Type.Optional(Type.String()), parts: Type.Array(BLOCK) }, { additionalProperties: true }), { minItems: 1 }),
+      // Optional for countTokens, whose body may hold a generateContentRequest instead; a call needs them (toChat).
+      contents: Type.Optional(Type.Array(Type.Object({ role: Type.Optional(Type.String()), parts: Type.Array(BLOCK) }, { additionalProperties: true }), { minItems: 1 })),
+      generateContentRequest: Type.Optional(BLOCK),
       systemInstruction: Type.Optional(BLOCK),
       tools: Type.Optional(Type.Array(BLOCK)),
       toolConfig: Type.Optional(BLOCK),
@@ -55,6 +42,11 @@ export const gemini: CallerFormat = {
   encoder: (_request, model) => generateContentStream(model),
   nativeAnswer: nativeGenerateContentAnswer,
   nativeReader: nativeGenerateContentReader,
+  count: {
+    call: (body) => (isObject(body.generateContentRequest) ? body.generateContentRequest : body),
+    read: (json) => positiveOrZero(objectOf(json).totalTokens),
+    answer: (tokens) => ({ totalTokens: tokens }),
+  },
   relayPath: /^\/relay\/v1beta\//,
-  errorBody: (e) => ({ error: { code: e.status, message: e.message, status: googleStatus(e.status) } }),
+  errorBody: (e) => googleErrorBody(e.status, e.message),
 };
