@@ -22,8 +22,10 @@ import { Dispatcher } from './webhooks/dispatcher.js';
 import type { RelayPort } from '../contract/relay.js';
 import { memoryInFlight, redisInFlight } from '../kit/ratelimit/inflight.js';
 import { relayFor } from './relay/port.js';
-import { SyncCalls } from './openai/service.js';
+import { SyncCalls } from './calls/service.js';
 import { openaiRoutes } from './openai/routes.js';
+import { anthropicRoutes } from './anthropic/routes.js';
+import { geminiRoutes } from './gemini/routes.js';
 import { runRoutes } from './runs/routes.js';
 import { RunWorker } from './runs/worker.js';
 import { EdgeMetrics } from './metrics.js';
@@ -92,6 +94,8 @@ function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
     ...admissionRoutes(ctx, services.admission, services.calls),
     ...runRoutes(ctx),
     ...openaiRoutes(ctx, services.calls),
+    ...anthropicRoutes(ctx, services.calls),
+    ...geminiRoutes(ctx, services.calls),
     ...customerApiRoutes(services.customers),
     ...playgroundRoutes(ctx, services.customers),
   ];

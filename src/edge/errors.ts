@@ -3,6 +3,7 @@ import type { ChatError } from '../contract/customer.js';
 import { errorCatalog } from '../contract/errors/index.js';
 import { edgeCodeOf } from '../contract/errors/edge.js';
 import { langOf, renderMessage, type Lang } from '../kit/http/errors.js';
+import { wireError, wireShapeOf } from './wire-errors.js';
 
 interface EdgeFailure {
   code: string;
@@ -32,10 +33,13 @@ export function edgeErrorOf(e: EdgeFailure, lang: Lang): { status: number; error
   };
 }
 
-/** The edge's error body: OpenAI style {error: {message, type, code, param}, requestId}. */
+/**
+ * The edge's error answer: OpenAI style {error: {message, type, code, param}, requestId}, or the shape of
+ * the Anthropic or Gemini caller a route serves (wire-errors.ts).
+ */
 export function renderEdgeError(req: FastifyRequest, e: EdgeFailure) {
   const params: Record<string, string | number> = { ...e.params };
   if (edgeCodeOf(e.code) === 'unknown_route') Object.assign(params, { method: req.method, path: req.url.split('?')[0]!.slice(0, 200) });
   const { status, error } = edgeErrorOf({ ...e, params }, langOf(req.headers['accept-language']));
-  return { status, body: { error, requestId: req.id } };
+  return wireError(wireShapeOf(req), { status, ...error }, req.id);
 }

@@ -33,9 +33,16 @@ export const RunView = Type.Object(
   { $id: 'Run' },
 );
 
+/** A token count: the call's checks of the model, none of the wallet's. */
+const COUNT = ['admission_disabled', 'invalid_request_body', 'model_not_found', 'model_disabled', 'model_not_allowed', 'service_unavailable', 'relay_invalid_request', 'relay_request_too_deep', 'relay_internal_error'];
+
 export const edgeErrors = {
   admission: ['idempotency_key_required', 'invalid_idempotency_key', 'idempotency_key_conflict', 'invalid_traceparent', ...CALL],
   runs: ['run_not_found', 'run_not_cancellable'],
   call: CALL,
+  count: COUNT,
+  /** Gemini's path serves calls and counts. */
+  gemini: [...CALL, ...COUNT.filter((c) => !CALL.includes(c))],
   models: ['admission_disabled'],
+  model: ['admission_disabled', 'model_not_found'],
 };

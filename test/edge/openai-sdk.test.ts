@@ -72,6 +72,23 @@ eachDatabase('edge: unchanged OpenAI SDKs against the edge, billed through the g
     assert.equal(st.up.seen.at(-1)!.json.model, 'gpt-4o', 'the public id is served as its gateway model');
   });
 
+  test('one model (GET /v1/models/{id}): the model object; 404 in OpenAI\'s shape when unknown, disabled or outside the token\'s model limits', async () => {
+    const m = await client.models.retrieve('gpt-4o');
+    assert.deepEqual([m.id, m.object, m.owned_by, typeof m.created], ['gpt-4o', 'model', 'system', 'number']);
+    const missing = await client.models.retrieve('no-such-model').catch((e) => e);
+    assert.ok(missing instanceof OpenAI.NotFoundError);
+    assert.deepEqual([missing.code, missing.param, missing.type], ['model_not_found', 'model', 'invalid_request_error']);
+    assert.equal((await st.edge.cli('edge', 'model', 'set', 'slow-model', '--reserve', '100', '--disabled')).error, null);
+    assert.equal((await client.models.retrieve('slow-model').catch((e) => e)).status, 404);
+    assert.equal((await st.edge.cli('edge', 'model', 'set', 'slow-model', '--reserve', '100')).error, null);
+    const port = st.edge.services.customers;
+    await port.grant(7, 1000, 'signup:7', 'system:test', '');
+    const limited = await port.createToken(7, { name: 'one', expired_time: -1, remain_quota: 1000, unlimited_quota: false, model_limits_enabled: true, model_limits: 'gpt-4o', allow_ips: '', group: '' });
+    const user = new OpenAI({ baseURL: `${st.edge.url}/v1`, apiKey: limited.key, maxRetries: 0 });
+    assert.equal((await user.models.retrieve('gpt-4o')).id, 'gpt-4o');
+    assert.equal((await user.models.retrieve('text-embedding-3-small').catch((e) => e)).status, 404, 'a model the token may not call is not shown');
+  });
+
   test('errors reach the SDK as OpenAI errors: balance, unknown model, upstream failure (reservation released)', async () => {
     await assert.rejects(poorClient.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 402 && e.code === 'insufficient_balance');
     await assert.rejects(client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 404 && e.code === 'model_not_found');

@@ -12,11 +12,37 @@ export const RATIOS = { model_ratio: { 'gpt-4o': 2, 'text-embedding-3-small': 1,
 export const CHAT_USAGE = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
 export const CHAT_COST = 320;
 
+/** A tool the fake upstreams call (Paris) when a request offers it, unless the request holds its result: then they say the weather. */
+export const WEATHER_TOOL = 'get_weather';
+export const WEATHER_TEXT = 'It is sunny in Paris';
+const offersWeather = (tools: unknown) => JSON.stringify(tools ?? []).includes(`"${WEATHER_TOOL}"`);
+
 function chunk(content: string | null, finish: string | null = null) {
   return { id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta: content === null ? {} : { role: 'assistant', content }, finish_reason: finish }] };
 }
 
-/** An OpenAI-compatible upstream: chat (whole and streamed), Responses, embeddings; `broken-model` fails, `slow-model` streams slowly. */
+const WEATHER_CALL = { id: 'call_1', type: 'function', function: { name: WEATHER_TOOL, arguments: '{"city":"Paris"}' } };
+
+/** Answers the weather tool's call, or the text after its result (whole or streamed); false when the request offers no such tool. */
+function weatherAnswer(r: Seen, res: http.ServerResponse): boolean {
+  if (!offersWeather(r.json?.tools)) return false;
+  const answered = r.json?.messages?.at(-1)?.role === 'tool';
+  const { model, stream } = r.json;
+  if (stream) {
+    const calls = [{ ...chunk(null), choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, ...WEATHER_CALL, function: { name: WEATHER_TOOL, arguments: '' } }] }, finish_reason: null }] }, { ...chunk(null), choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: WEATHER_CALL.function.arguments } }] }, finish_reason: null }] }];
+    const body = answered ? [chunk(WEATHER_TEXT)] : calls;
+    sendSse(res, [...body, chunk(null, answered ? 'stop' : 'tool_calls'), { ...chunk(null), choices: [], usage: CHAT_USAGE }]);
+    return true;
+  }
+  const message = answered ? { role: 'assistant', content: WEATHER_TEXT } : { role: 'assistant', content: null, tool_calls: [WEATHER_CALL] };
+  sendJson(res, 200, { id: 'chatcmpl-t', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message, finish_reason: answered ? 'stop' : 'tool_calls' }], usage: CHAT_USAGE });
+  return true;
+}
+
+/**
+ * An OpenAI-compatible upstream: chat (whole and streamed, the weather tool), Responses, embeddings;
+ * `broken-model` fails, `slow-model` streams slowly.
+ */
 export function openaiFake() {
   return startFakeUpstream({
     'POST /v1/chat/completions': (r: Seen, res: http.ServerResponse) => {
@@ -29,6 +55,7 @@ export function openaiFake() {
         res.on('close', () => clearInterval(timer));
         return;
       }
+      if (weatherAnswer(r, res)) return;
       if (r.json?.stream) return sendSse(res, [chunk('Hello'), chunk(' there'), chunk(null, 'stop'), { ...chunk(null), choices: [], usage: CHAT_USAGE }]);
       sendJson(res, 200, { id: 'chatcmpl-w', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }], usage: CHAT_USAGE });
     },

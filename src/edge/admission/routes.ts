@@ -5,8 +5,8 @@ import { implement } from '../../contract/types.js';
 import { AppError } from '../../kit/http/errors.js';
 import { identityOf } from '../auth.js';
 import type { EdgeContext } from '../context.js';
-import { answerCall } from '../openai/routes.js';
-import type { SyncCalls } from '../openai/service.js';
+import { answerCall } from '../calls/answer.js';
+import type { SyncCalls } from '../calls/service.js';
 import type { AdmissionService } from './service.js';
 import { OpenAIResponse } from '../../contract/wire-schemas.js';
 import { Admission, edgeErrors } from '../schemas.js';
@@ -76,7 +76,7 @@ export function admissionRoutes(ctx: EdgeContext, admission: AdmissionService, c
         parseTraceparent(req.headers.traceparent);
       },
       handler: async (req, reply) => {
-        if (isOpenAiResponses(req.body)) return answerCall(ctx, calls, 'responses', req, reply);
+        if (isOpenAiResponses(req.body)) return answerCall(ctx, calls, { format: 'responses' }, req, reply);
         let admitted: Awaited<ReturnType<AdmissionService['admit']>>;
         try {
           const idempotencyKey = idempotencyKeyOf(req);

@@ -4,7 +4,7 @@ import type { RateLimiter } from '../../kit/ratelimit/index.js';
 import type { EdgeContext } from '../context.js';
 import { edgeErrorOf } from '../errors.js';
 import type { EdgeIdentity } from '../keys/service.js';
-import type { SyncCalls } from '../openai/service.js';
+import type { SyncCalls } from '../calls/service.js';
 import { ensureCustomerOwner } from './owners.js';
 
 /** The longest token name a run keeps (edge_runs.token_name). */

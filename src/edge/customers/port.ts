@@ -3,7 +3,7 @@ import type { RelayPort } from '../../contract/relay.js';
 import type { RateLimiter } from '../../kit/ratelimit/index.js';
 import type { EdgeContext } from '../context.js';
 import { accessPart } from './access.js';
-import type { SyncCalls } from '../openai/service.js';
+import type { SyncCalls } from '../calls/service.js';
 import { ledgerPart } from './ledger/index.js';
 import { playgroundPart } from './playground.js';
 import { tokenPart } from './tokens/service.js';

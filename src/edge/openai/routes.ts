@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_MODERATION_MODEL, type RelayFormat } from '../../contract/relay.js';
+import { DEFAULT_MODERATION_MODEL } from '../../contract/relay.js';
 import { implement } from '../../contract/types.js';
 import { AppError } from '../../kit/http/errors.js';
-import { clientGone, writePieces } from '../../kit/http/stream.js';
 import { identityOf } from '../auth.js';
+import { answerCall, checkAdmission } from '../calls/answer.js';
+import type { SyncCalls } from '../calls/service.js';
 import type { EdgeContext } from '../context.js';
-import { listModels } from '../models/store.js';
-import type { SyncCalls } from './service.js';
-import { ChatCompletion, EmbeddingList, ModelList, ModerationResult, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
+import { listModels, modelOf } from '../models/store.js';
+import { ChatCompletion, EmbeddingList, Model, ModelList, ModerationResult, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
 import { edgeErrors } from '../schemas.js';
 
 const MODEL = Type.String({ minLength: 1, maxLength: 128 });
@@ -41,20 +40,6 @@ export const OPENAI_BODIES = {
   ),
 };
 
-function affinityHeaders(req: FastifyRequest): Record<string, string> {
-  const ua = req.headers['user-agent'];
-  return typeof ua === 'string' ? { 'user-agent': ua } : {};
-}
-
-/** Serves one OpenAI-compatible call: the relay's answer as it came, or its stream at the caller's pace. */
-export async function answerCall(ctx: EdgeContext, calls: SyncCalls, format: RelayFormat, req: FastifyRequest, reply: FastifyReply) {
-  if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
-  const gone = clientGone(reply);
-  const answer = await calls.call({ identity: identityOf(req), format, body: req.body as Record<string, unknown>, requestId: req.id, signal: gone, headers: affinityHeaders(req) });
-  if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
-  if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone)) reply.raw.end();
-}
-
 const ANSWERS = {
   chat: { 200: { description: 'The chat completion, or server-sent events when streamed', schema: ChatCompletion, stream: true } },
   embeddings: { 200: { description: 'The embeddings', schema: EmbeddingList } },
@@ -63,13 +48,16 @@ const ANSWERS = {
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
 };
 
-/** E04–E06, E12–E14: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
+/** A public model as OpenAI's model object. */
+const modelObject = (m: { public_model_id: string; updated_at: number | bigint | string }) => ({ id: m.public_model_id, object: 'model', created: Number(m.updated_at), owned_by: 'system' });
+
+/** E04–E06, E11–E14: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
 export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
   const bodyLimit = ctx?.config.edge.runs.maxRequestBytes;
   return [
-    implement('E04', { answers: ANSWERS.chat, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'chat', req, reply) }),
-    implement('E05', { answers: ANSWERS.embeddings, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'embeddings', req, reply) }),
-    implement('E12', { answers: ANSWERS.completions, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.completions }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'completions', req, reply) }),
+    implement('E04', { answers: ANSWERS.chat, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'chat' }, req, reply) }),
+    implement('E05', { answers: ANSWERS.embeddings, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'embeddings' }, req, reply) }),
+    implement('E12', { answers: ANSWERS.completions, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.completions }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'completions' }, req, reply) }),
     implement('E13', {
       answers: ANSWERS.moderations,
       errors: edgeErrors.call,
@@ -78,20 +66,35 @@ export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
       noStore: true,
       handler: (req, reply) => {
         req.body = { model: DEFAULT_MODERATION_MODEL, ...req.body };
-        return answerCall(ctx, calls, 'moderations', req, reply);
+        return answerCall(ctx, calls, { format: 'moderations' }, req, reply);
       },
     }),
-    implement('E14', { answers: ANSWERS.rerank, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.rerank }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, 'rerank', req, reply) }),
+    implement('E14', { answers: ANSWERS.rerank, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.rerank }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'rerank' }, req, reply) }),
     implement('E06', {
       answers: { 200: { description: 'The enabled public models', schema: ModelList } },
       errors: edgeErrors.models,
       noStore: true,
       handler: async (req) => {
-        if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
+        checkAdmission(ctx);
         // A token with model_limits sees only the models it may call (as new-api's /v1/models).
         const allowed = identityOf(req).token?.models;
         const models = (await listModels(ctx.db, true)).filter((m) => !allowed || allowed.has(m.public_model_id));
-        return { object: 'list', data: models.map((m) => ({ id: m.public_model_id, object: 'model', created: Number(m.updated_at), owned_by: 'system' })) };
+        return { object: 'list', data: models.map(modelObject) };
+      },
+    }),
+    implement('E11', {
+      answers: { 200: { description: 'The enabled public model', schema: Model } },
+      errors: edgeErrors.model,
+      noStore: true,
+      schema: { params: Type.Object({ id: MODEL }) },
+      handler: async (req) => {
+        checkAdmission(ctx);
+        const id = req.params.id;
+        // Outside the token's model_limits, or disabled, is the same answer as unknown (nothing is told).
+        const allowed = identityOf(req).token?.models;
+        const model = allowed && !allowed.has(id) ? undefined : await modelOf(ctx.db, id);
+        if (!model || !model.enabled) throw new AppError('model_not_found', { params: { model: id, field: 'model' } });
+        return modelObject(model);
       },
     }),
   ];

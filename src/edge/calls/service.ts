@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { QuotedCall, RelayAnswer, RelayCall, RelayFormat, RelayPort, RelaySummary } from '../../contract/relay.js';
+import type { QuotedCall, RelayAnswer, RelayCall, RelayFormat, RelayPort, RelaySummary, RelayTokenCount } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { InFlight } from '../../kit/ratelimit/inflight.js';
 import type { EdgeContext } from '../context.js';
@@ -17,14 +17,37 @@ const SUMMARY_GRACE_MS = 2000;
 export interface SyncCall {
   identity: EdgeIdentity;
   format: RelayFormat;
+  /** The caller's body in its format; `model` the public model id (but for Gemini, see modelInPath). */
   body: Record<string, unknown>;
+  /** Gemini callers name the public model and the stream in the path. */
+  modelInPath?: { model: string; stream: boolean };
   requestId: string;
   signal: AbortSignal;
+  /** What channel-affinity rules may read (the user agent). */
   headers?: Record<string, string>;
+  /** The caller's anthropic-version and anthropic-beta, for a channel of its format (RelayCall.vendorHeaders). */
+  vendorHeaders?: Record<string, string>;
+}
+
+/** A prompt to count (Anthropic's count_tokens, Gemini's countTokens): never reserved nor charged. */
+export type CountCall = Pick<SyncCall, 'identity' | 'format' | 'body' | 'modelInPath' | 'requestId' | 'signal' | 'vendorHeaders'>;
+
+/** The public model a call names: in its body, or (Gemini) in its path. */
+function publicModelOf(c: Pick<SyncCall, 'body' | 'modelInPath'>): string {
+  const id = c.modelInPath ? c.modelInPath.model : c.body.model;
+  if (typeof id !== 'string' || !id) throw new AppError('invalid_request_body', { params: { detail: 'model is required', field: 'model' } });
+  return id;
+}
+
+/** The call as the relay is asked it: the public model replaced by its gateway model, where the call names it. */
+function relayedAs<T extends Pick<SyncCall, 'body' | 'modelInPath'>>(c: T, gatewayModel: string): Pick<RelayCall, 'body' | 'modelInPath'> {
+  if (c.modelInPath) return { body: c.body, modelInPath: { ...c.modelInPath, model: gatewayModel } };
+  return { body: { ...c.body, model: gatewayModel } };
 }
 
 /**
- * OpenAI-compatible calls answered at once: each reserves the public model's amount (a 'sync' run), goes
+ * Model calls answered at once, in every caller format the relay speaks (OpenAI chat, Responses and
+ * embeddings, Anthropic Messages, Gemini): each reserves the public model's amount (a 'sync' run), goes
  * through the gateway relay to the model's gateway name and group, and settles the run with the relay's
  * cost when the answer (or the stream) ends. A crash before that leaves the run to `edge reconcile`.
  */
@@ -35,14 +58,27 @@ export class SyncCalls {
     private readonly inFlight: InFlight,
   ) {}
 
+  /** The enabled public model a call may use: model_not_allowed (its token's limits), model_not_found, model_disabled. */
+  private async modelFor(c: Pick<SyncCall, 'identity' | 'body' | 'modelInPath'>) {
+    const publicModelId = publicModelOf(c);
+    checkModelAllowed(c.identity.token, publicModelId, 'model');
+    return servableModel(this.ctx.db, publicModelId, 'model');
+  }
+
+  /** Counts a prompt through the relay (the upstream's own count where the channel has one); nothing is held or charged. */
+  async countTokens(c: CountCall): Promise<RelayTokenCount> {
+    const model = await this.modelFor(c);
+    const call = { format: c.format, ...relayedAs(c, gatewayModelOf(model)), caller: callerOf(c.identity.ownerId, model), requestId: c.requestId, signal: c.signal, vendorHeaders: c.vendorHeaders };
+    return this.relay.countTokens(call).catch((e) => {
+      throw this.callerError(e);
+    });
+  }
+
   async call(c: SyncCall): Promise<RelayAnswer> {
-    const publicModelId = c.body.model;
-    if (typeof publicModelId !== 'string' || !publicModelId) throw new AppError('invalid_request_body', { params: { detail: 'model is required', field: 'model' } });
     const token = c.identity.token;
-    checkModelAllowed(token, publicModelId, 'model');
-    const model = await servableModel(this.ctx.db, publicModelId, 'model');
+    const model = await this.modelFor(c);
     const ownerId = c.identity.ownerId;
-    const asked: QuotedCall = { format: c.format, body: { ...c.body, model: gatewayModelOf(model) }, caller: callerOf(ownerId, model) };
+    const asked: QuotedCall = { format: c.format, ...relayedAs(c, gatewayModelOf(model)), caller: callerOf(ownerId, model) };
     const quote = await this.relay.quote(asked).catch((e) => {
       throw this.callerError(e);
     });
@@ -74,11 +110,11 @@ export class SyncCalls {
           deadline_at: now + this.ctx.config.edge.runs.timeoutMs,
           token_id: token?.id ?? 0,
           token_name: token?.name ?? '',
-          stream: c.body.stream === true ? 1 : 0,
+          stream: (c.modelInPath ? c.modelInPath.stream : c.body.stream === true) ? 1 : 0,
         }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
-      const answer = await this.relayed({ ...asked, requestId: runId, signal: c.signal, headers: c.headers, budget: amount + Number(model.overdraft) });
+      const answer = await this.relayed({ ...asked, requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) });
       if (answer.kind === 'json') {
         await this.settle(runId, answer.summary);
         release();

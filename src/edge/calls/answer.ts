@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { vendorHeadersOf } from '../../contract/relay.js';
+import { AppError } from '../../kit/http/errors.js';
+import { clientGone, writePieces } from '../../kit/http/stream.js';
+import { identityOf } from '../auth.js';
+import type { EdgeContext } from '../context.js';
+import type { SyncCall, SyncCalls } from './service.js';
+
+/** What a route says of its call: the format, and (Gemini) the model and stream named in its path. */
+export type AskedCall = Pick<SyncCall, 'format' | 'modelInPath'>;
+
+/** The request headers channel-affinity rules may read at the gateway: the user agent only. */
+function affinityHeaders(req: FastifyRequest): Record<string, string> {
+  const ua = req.headers['user-agent'];
+  return typeof ua === 'string' ? { 'user-agent': ua } : {};
+}
+
+/** Calls are refused (503 admission_disabled) unless public admission is controlled. */
+export function checkAdmission(ctx: EdgeContext) {
+  if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
+}
+
+/** The call of a request in its format: identity, body, the vendor headers it passes on. */
+export function callOf(req: FastifyRequest, asked: AskedCall, signal: AbortSignal): SyncCall {
+  return {
+    identity: identityOf(req),
+    ...asked,
+    body: (req.body ?? {}) as Record<string, unknown>,
+    requestId: req.id,
+    signal,
+    headers: affinityHeaders(req),
+    vendorHeaders: vendorHeadersOf(asked.format, req.headers),
+  };
+}
+
+/** Serves one call in its caller's format: the relay's answer as it came, or its stream at the caller's pace. */
+export async function answerCall(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall, req: FastifyRequest, reply: FastifyReply) {
+  checkAdmission(ctx);
+  const gone = clientGone(reply);
+  const answer = await calls.call(callOf(req, asked, gone));
+  if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
+  if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone)) reply.raw.end();
+}
+
+/** Counts a prompt (never charged): the number, for the route to answer in its format. */
+export async function countCall(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall, req: FastifyRequest, reply: FastifyReply): Promise<number> {
+  checkAdmission(ctx);
+  return (await calls.countTokens(callOf(req, asked, clientGone(reply)))).tokens;
+}
