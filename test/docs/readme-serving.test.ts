@@ -28,7 +28,7 @@ function codeBlocks(markdown: string): { lang: string; code: string }[] {
 /** Runs a command without blocking this process, which serves the fake upstream. */
 function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const child = spawn(command, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -42,15 +42,13 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-test('README "Serving model calls": its commands, run as written, answer a call and a stream billed to the wallet', { timeout: 90_000 }, async () => {
+test('README "Serving model calls": its commands, run as written, answer through the OpenAI, Anthropic and Gemini SDKs and Claude Code, billed to the wallet', { timeout: 420_000 }, async () => {
   const text = section(README, 'Serving model calls');
   assert.match(text, /GATEWAY_UPSTREAM_ALLOW_LIST=/, 'the section says how a loopback upstream (as here) is allowed');
   const blocks = codeBlocks(text);
   const shell = blocks.filter((b) => b.lang === 'sh').map((b) => b.code);
-  const js = blocks.filter((b) => b.lang === 'js');
-  assert.equal(js.length, 1, 'one JS snippet');
-  const fileName = /^\/\/ (\S+\.mjs)\n/.exec(js[0]!.code)?.[1];
-  assert.ok(fileName, 'the JS snippet starts with `// <name>.mjs`, the file to save it as');
+  const js = blocks.filter((b) => b.lang === 'js').map((b) => ({ code: b.code, fileName: /^\/\/ (\S+\.mjs)\n/.exec(b.code)?.[1] }));
+  assert.deepEqual(js.map((b) => b.fileName), ['call.mjs', 'anthropic.mjs', 'gemini.mjs'], 'each JS snippet starts with `// <name>.mjs`, the file to save it as');
   const startLines = shell.join('').split('\n').filter((l) => /\bnpm start\b/.test(l));
   assert.equal(startLines.length, 1, 'one line starts the server');
 
@@ -64,9 +62,10 @@ test('README "Serving model calls": its commands, run as written, answer a call 
     ['127.0.0.1:3002', `127.0.0.1:${ports.edge}`],
   ];
   const substitute = (text: string) => substitutions.reduce((t, [from, to]) => t.replaceAll(from, to), text);
-  for (const [from] of substitutions) assert.ok(shell.some((s) => s.includes(from)) || js[0]!.code.includes(from), `the README no longer says ${from}`);
+  for (const [from] of substitutions) assert.ok(shell.some((s) => s.includes(from)) || js.some((b) => b.code.includes(from)), `the README no longer says ${from}`);
 
   const dataDir = tempDir('readme-serving-');
+  fs.mkdirSync(path.join(dataDir, 'home'));
   // Beside the checkout's node_modules, as the README says (the snippet imports `openai`).
   fs.mkdirSync('.tmp', { recursive: true });
   const workDir = fs.mkdtempSync(path.resolve('.tmp', 'readme-serving-'));
@@ -81,6 +80,13 @@ test('README "Serving model calls": its commands, run as written, answer a call 
     EDGE_PORT: String(ports.edge),
     // The fake upstream is on loopback, which the section says needs allowing.
     GATEWAY_UPSTREAM_ALLOW_LIST: '127.0.0.1',
+    // Claude Code offline: its own settings in a fresh directory, no telemetry, updates or other traffic.
+    HOME: path.join(dataDir, 'home'),
+    CLAUDE_CONFIG_DIR: path.join(dataDir, 'home', '.claude'),
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   };
 
   const server = spawn('bash', ['-c', substitute(startLines[0]!)], { cwd: workDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -99,22 +105,25 @@ test('README "Serving model calls": its commands, run as written, answer a call 
     await new Promise((r) => setTimeout(r, 100));
   }
 
-  fs.writeFileSync(path.join(workDir, fileName), substitute(js[0]!.code));
+  for (const b of js) fs.writeFileSync(path.join(workDir, b.fileName!), substitute(b.code));
   const script = shell.map((s) => s.split('\n').filter((l) => !startLines.includes(l)).join('\n')).join('\n');
   const pasted = await run('bash', ['-x', '-e', '-o', 'pipefail', '-c', substitute(script)], { cwd: workDir, env });
   const transcript = `stdout:\n${pasted.stdout}\nstderr:\n${pasted.stderr}\nserver:\n${serverOutput}`;
   assert.equal(pasted.status, 0, transcript);
-  // The fake answers "Hello there", whole and streamed: printed once each.
-  assert.equal(pasted.stdout.match(/^Hello there$/gm)?.length, 2, transcript);
-  assert.equal(up.to('/v1/chat/completions').length, 2);
-  assert.equal(up.to('/v1/chat/completions')[0]!.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
+  // The fake answers "Hello there" to every call: printed once by each, the OpenAI snippet's stream included
+  // (call.mjs twice, anthropic.mjs, gemini.mjs, Claude Code).
+  assert.equal(pasted.stdout.match(/^Hello there$/gm)?.length, 5, transcript);
+  const calls = up.to('/v1/chat/completions');
+  assert.ok(calls.length >= 5, `${calls.length} upstream calls`);
+  assert.equal(calls[0]!.headers.authorization, `Bearer ${UPSTREAM_KEY}`);
+  assert.ok(calls.some((c) => c.json.tools?.length > 0), "Claude Code's call (with its tools) reached the channel, converted");
 
-  // The stream is settled after its last byte: the wallet shows both calls charged once it is.
+  // A stream is settled after its last byte: the wallet shows every call charged once it is.
   let wallet = '';
-  for (let i = 0; i < 50 && !/settled 2 run/.test(wallet); i++) {
+  for (let i = 0; i < 50 && !new RegExp(`reserved 0,.*settled ${calls.length} run`).test(wallet); i++) {
     wallet = (await run('npm', ['run', '-s', 'cli', '--', 'edge', 'wallet', 'show', '--owner', 'acme'], { cwd: workDir, env })).stdout;
   }
-  const [, balance, reserved, charged] = /balance (\d+), reserved (\d+),.*settled 2 run\(s\): (\d+) charged/.exec(wallet) ?? [];
+  const [, balance, reserved, charged] = new RegExp(`balance (\\d+), reserved (\\d+),.*settled ${calls.length} run\\(s\\): (\\d+) charged`).exec(wallet) ?? [];
   assert.ok(balance, wallet);
   assert.ok(Number(charged) > 0, wallet);
   const credited = /wallet credit --owner acme --amount (\d+)/.exec(script)?.[1];
