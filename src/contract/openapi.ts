@@ -2,6 +2,7 @@ import { OptionalKind, type TSchema } from '@sinclair/typebox';
 import { errorCatalog } from './errors/index.js';
 import { edgeCodeOf } from './errors/edge.js';
 import { relayCodeOfKit } from './errors/relay.js';
+import { edgeWireShapeOf } from './wire-errors.js';
 import type { RegisteredOperation } from './registry.js';
 import { NoData, type AnswerDoc, type AuthClass, type Deployable, type OperationSpec } from './types.js';
 
@@ -37,7 +38,7 @@ const baseComponents: Record<string, Json> = {
   },
   AnthropicError: {
     type: 'object',
-    description: "An error answer of the relay's Anthropic Messages route (Anthropic's shape; the code is in x-relay-error-code).",
+    description: "An error answer of the Anthropic Messages routes of the relay and the edge (Anthropic's shape; the code is in x-relay-error-code, x-error-code at the edge).",
     properties: {
       type: { const: 'error' },
       error: { type: 'object', properties: { type: { type: 'string' }, message: { type: 'string' } }, required: ['type', 'message'] },
@@ -47,7 +48,7 @@ const baseComponents: Record<string, Json> = {
   },
   GeminiError: {
     type: 'object',
-    description: "An error answer of the relay's Gemini route (Google's shape; the code is in x-relay-error-code).",
+    description: "An error answer of the Gemini routes of the relay and the edge (Google's shape; the code is in x-relay-error-code, x-error-code at the edge).",
     properties: {
       error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, status: { type: 'string' } }, required: ['code', 'message', 'status'] },
     },
@@ -97,7 +98,7 @@ const STAFF_PROOF_ERRORS = ['GW_PROOF_REQUIRED', 'GW_PROOF_INVALID'];
 /** How a deployable's errors look on an operation's path (the relay answers in its caller's format). */
 type ErrorShape = 'envelope' | 'openai' | 'anthropic' | 'gemini';
 function errorShapeOf(spec: OperationSpec): ErrorShape {
-  if (spec.deployable === 'edge') return 'openai';
+  if (spec.deployable === 'edge') return edgeWireShapeOf(spec.method, spec.path);
   // new-api's playground on the account service answers as the edge does (src/account/customers/playground).
   if (spec.deployable === 'account') return spec.path.startsWith('/pg/') ? 'openai' : 'envelope';
   if (spec.path.startsWith('/relay/v1/messages')) return 'anthropic';

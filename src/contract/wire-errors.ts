@@ -48,3 +48,16 @@ export const googleStatus = (status: number) => GOOGLE_STATUSES[status] ?? (stat
 export function googleErrorBody(status: number, message: string) {
   return { error: { code: status, message, status: googleStatus(status) } };
 }
+
+/** The error shapes of the edge's callers: OpenAI's (the edge's own), Anthropic's and Google's. */
+export type WireShape = 'openai' | 'anthropic' | 'gemini';
+
+/**
+ * The shape the edge answers errors in on a path (without its query): Anthropic's under /v1/messages,
+ * Google's under /v1beta/ and for POST /v1/models/{model}:… (E10), OpenAI's everywhere else.
+ */
+export function edgeWireShapeOf(method: string, path: string): WireShape {
+  if (/^\/v1\/messages(\/|$)/.test(path)) return 'anthropic';
+  if (path.startsWith('/v1beta/') || (method === 'POST' && /^\/v1\/models\/[^/]+/.test(path))) return 'gemini';
+  return 'openai';
+}

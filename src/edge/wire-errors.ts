@@ -1,9 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { anthropicErrorBody, googleErrorBody } from '../contract/wire-errors.js';
+import { anthropicErrorBody, edgeWireShapeOf, googleErrorBody, type WireShape } from '../contract/wire-errors.js';
 import type { RenderedError } from '../kit/http/app.js';
-
-/** The error shapes of the edge's callers: OpenAI's (the edge's own), Anthropic's and Google's. */
-export type WireShape = 'openai' | 'anthropic' | 'gemini';
 
 /** An edge error, rendered from the catalog, before it takes a caller's shape. */
 export interface EdgeErrorView {
@@ -19,15 +16,11 @@ export interface EdgeErrorView {
 }
 
 /**
- * The shape a request's errors take, by its path, so that errors raised before its handler (the key, the
- * body's size and schema, an unknown path) take it too: Anthropic's under /v1/messages, Google's under
- * /v1beta/ and for POST /v1/models/{model}:… (E10), OpenAI's everywhere else.
+ * The shape a request's errors take, by its path (edgeWireShapeOf), so that errors raised before its
+ * handler (the key, the body's size and schema, an unknown path) take it too.
  */
 export function wireShapeOf(req: Pick<FastifyRequest, 'method' | 'url'>): WireShape {
-  const path = req.url.split('?')[0]!;
-  if (/^\/v1\/messages(\/|$)/.test(path)) return 'anthropic';
-  if (path.startsWith('/v1beta/') || (req.method === 'POST' && /^\/v1\/models\/[^/]+/.test(path))) return 'gemini';
-  return 'openai';
+  return edgeWireShapeOf(req.method, req.url.split('?')[0]!);
 }
 
 /**

@@ -8,7 +8,7 @@ import { clientGone, writePieces } from '../../kit/http/stream.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
-import { AnthropicMessage, AnthropicTokenCount, ChatCompletion, EmbeddingList, GeminiResponse, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
+import { AnthropicMessage, AnthropicTokenCount, ChatCompletion, EmbeddingList, GeminiResponse, GeminiTokenCount, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
 import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
 import { FORMATS } from './formats/index.js';
 import { MODEL } from './formats/schema.js';
@@ -84,7 +84,7 @@ const ANSWERS = {
   responses: { 200: { description: 'The response; server-sent events when streamed', schema: OpenAIResponse, stream: true } },
   embeddings: { 200: { description: 'The embeddings', schema: EmbeddingList } },
   anthropic: { 200: { description: 'The message; server-sent events when streamed', schema: AnthropicMessage, stream: true } },
-  gemini: { 200: { description: 'The generateContent answer; server-sent events for streamGenerateContent?alt=sse; {totalTokens} for countTokens', schema: GeminiResponse, stream: true } },
+  gemini: { 200: { description: 'The generateContent answer; server-sent events for streamGenerateContent?alt=sse; {totalTokens} for countTokens', schema: Type.Union([GeminiResponse, GeminiTokenCount]), stream: true } },
   completions: { 200: { description: 'The text completion; server-sent events when streamed', schema: TextCompletion, stream: true } },
   moderations: { 200: { description: "The upstream's moderation answer, unchanged", schema: ModerationResult } },
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
