@@ -30,6 +30,8 @@ export function relayConfig(env: Env) {
     idleMs: int(env, 'GATEWAY_RELAY_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
     totalMs: int(env, 'GATEWAY_RELAY_TOTAL_TIMEOUT_MS', 600_000, 1000, 6 * 3_600_000),
     maxRequestBytes: int(env, 'GATEWAY_RELAY_MAX_REQUEST_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    /** Largest body of a call with a file (an audio transcription's form, GR16): OpenAI takes files up to 25 MB. */
+    maxUploadBytes: int(env, 'GATEWAY_RELAY_MAX_UPLOAD_BYTES', 26 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxResponseBytes: int(env, 'GATEWAY_RELAY_MAX_RESPONSE_BYTES', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     /** How long the routing view (abilities, channel rows) and the prices are reused before they are read again. */
     routeCacheMs: int(env, 'GATEWAY_RELAY_ROUTE_CACHE_MS', 1000, 0, 60_000),

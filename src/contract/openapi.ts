@@ -218,6 +218,7 @@ function successResponses(op: RegisteredOperation, components: Record<string, Js
     const content: Json = {};
     if (answer.schema) content['application/json'] = { schema: toDocument(answer.schema, components) };
     if (answer.stream) content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events' } };
+    for (const type of answer.media ?? []) content[type] = { schema: { type: 'string', contentMediaType: type, description: 'The bytes as the upstream sent them' } };
     // Beside the envelope of the same status (G49 follows its log as a stream): one answer, both contents.
     const envelope = out[status];
     if (envelope) out[status] = { description: `${envelope.description}; ${answer.description}`, content: { ...envelope.content, ...content } };
@@ -267,7 +268,7 @@ export function buildOpenApi(title: string, ops: RegisteredOperation[]) {
       ...(impl?.cancellable ? { 'x-cancellable': true } : {}),
       parameters: [...pathParams, ...parameters(impl?.schema?.querystring, 'query', components)],
       ...(impl?.schema?.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: toDocument(impl.schema.body, components) } } } }
+        ? { requestBody: { required: true, content: { [impl.multipart ? 'multipart/form-data' : 'application/json']: { schema: toDocument(impl.schema.body, components) } } } }
         : {}),
       ...(spec.auth === 'none' ? {} : { security: [{ bearer: [] }] }),
       responses: mergeResponses(successResponses(op, components), errorResponses(op)),

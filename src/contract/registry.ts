@@ -114,7 +114,7 @@ function routeOf(wiring: DeployableWiring, op: RegisteredOperation, url: string)
     // Parts left undefined are dropped: Fastify warns about a schema key without a schema.
     schema: impl?.schema ? (Object.fromEntries(Object.entries(impl.schema).filter(([, v]) => v !== undefined)) as any) : undefined,
     bodyLimit: impl?.bodyLimit,
-    config: { operationId: spec.id },
+    config: { operationId: spec.id, multipart: impl?.multipart === true },
     onRequest: async (req, reply) => {
       if (disabled) throw new AppError('OPERATION_DISABLED', { params: { operation: spec.id } });
       if (impl?.noStore || spec.deployable === 'account') noStore(reply);

@@ -3,10 +3,20 @@
  * gateway implements it in-process (src/gateway/relay/engine.ts) and over its internal HTTP API (/relay/v1/…,
  * a workload token); `edge/` and `gateway/` share only these types.
  */
-export type RelayFormat = 'chat' | 'responses' | 'embeddings' | 'anthropic' | 'gemini' | 'completions' | 'moderations' | 'rerank';
+export type RelayFormat = 'chat' | 'responses' | 'embeddings' | 'anthropic' | 'gemini' | 'completions' | 'moderations' | 'rerank' | 'images' | 'speech' | 'transcriptions';
 
 /** The model OpenAI moderates with when a moderations body names none (its SDK sends none unless asked). */
 export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
+
+/** A file of a multipart call (an audio transcription's `file`), its bytes as the caller sent them. */
+export interface RelayFile {
+  /** The form field it came in. */
+  field: string;
+  filename: string;
+  /** Its media type as the caller gave it ('' when none). */
+  type: string;
+  bytes: Uint8Array;
+}
 
 export interface RelayCaller {
   /** The calling deployable (the workload token's `iss`). */
@@ -20,10 +30,14 @@ export interface RelayCaller {
 export interface RelayCall {
   format: RelayFormat;
   /**
-   * The caller's body in its format: OpenAI Chat Completions, OpenAI Responses, OpenAI embeddings, Anthropic
-   * Messages, Gemini generateContent, OpenAI legacy completions, OpenAI moderations or a Jina/Cohere rerank.
+   * The caller's body in its format: OpenAI Chat Completions, Responses, embeddings, legacy completions,
+   * moderations, image generation or speech, Anthropic Messages, Gemini generateContent or a Jina/Cohere
+   * rerank; for a multipart call (an audio transcription) the form's text fields (a repeated field as a
+   * list), its files in `files`.
    */
   body: Record<string, unknown>;
+  /** The files of a multipart call, sent upstream unchanged. */
+  files?: RelayFile[];
   /** Gemini callers name the model and whether to stream in the path (`models/{model}:streamGenerateContent`), not in the body. */
   modelInPath?: { model: string; stream: boolean };
   caller: RelayCaller;
@@ -146,6 +160,17 @@ export type RelayAnswer =
       pieces: AsyncIterable<string>;
       /** Settles when the stream has ended (or was abandoned). */
       summary: Promise<RelaySummary>;
+    }
+  | {
+      /** An answer that is no JSON of the relay's (audio, a transcription as text or subtitles), passed through. */
+      kind: 'bytes';
+      status: 200;
+      /** The upstream's media type, as it sent it. */
+      contentType: string;
+      /** The upstream's bytes, unchanged; pulled at the caller's pace. An error ends them early (the answer is cut). */
+      chunks: AsyncIterable<Uint8Array>;
+      /** Settles when the last byte was pulled (or the answer was abandoned). */
+      summary: Promise<RelaySummary>;
     };
 
 export interface RelayPort {
@@ -167,7 +192,10 @@ export interface RelayPort {
   countTokens(call: CountCall): Promise<RelayTokenCount>;
 }
 
-/** Over HTTP: a whole answer's summary header (base64url JSON), and the SSE comment that ends a stream. */
+/**
+ * Over HTTP: a whole answer's summary header (base64url JSON; the trailer of the same name after a bytes
+ * answer's last byte), and the SSE comment that ends a stream.
+ */
 export const RELAY_SUMMARY_HEADER = 'x-relay-summary';
 export const RELAY_SUMMARY_COMMENT = ': relay-summary ';
 /** Over HTTP: a call's budget (RelayCall.budget). */

@@ -76,6 +76,11 @@ export interface OperationImpl<R extends RouteSchemas = RouteSchemas> {
   /** Rate-limit buckets of the deployable that apply, in order. */
   rateLimit?: string[];
   bodyLimit?: number;
+  /**
+   * Takes a multipart/form-data body (a file upload) instead of JSON: its text fields become the body's
+   * fields, its files UploadedFile values (kit/http/multipart.ts), validated with the body schema.
+   */
+  multipart?: boolean;
   /** Adds Cache-Control: no-store (auth responses). */
   noStore?: boolean;
   metering?: string;
@@ -110,6 +115,8 @@ export interface AnswerDoc {
   schema?: TSchema;
   /** Also answered as server-sent events (`stream: true` in the request). */
   stream?: boolean;
+  /** Also (or only) answered as these media types, the bytes as the upstream sent them (audio, subtitles). */
+  media?: string[];
 }
 
 export function implement<R extends RouteSchemas>(id: string, impl: Omit<OperationImpl<R>, 'id'>): OperationImpl<R> {

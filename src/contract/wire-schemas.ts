@@ -116,6 +116,19 @@ export const AnthropicTokenCount = Type.Object({ input_tokens: Int }, { $id: 'An
 /** A prompt's token count: Gemini's countTokens answer. */
 export const GeminiTokenCount = Type.Object({ totalTokens: Int }, { ...open, $id: 'GeminiTokenCount' });
 
+/** An OpenAI image generation answer: each image as a URL or base64 (b64_json). */
+export const ImagesResponse = Type.Object(
+  {
+    created: Int,
+    data: Type.Array(Type.Object({ url: Type.Optional(Str), b64_json: Type.Optional(Str), revised_prompt: Type.Optional(Str) }, open)),
+    usage: Type.Optional(Type.Object({ input_tokens: Int, output_tokens: Int, total_tokens: Int }, open)),
+  },
+  { ...open, $id: 'ImagesResponse' },
+);
+
+/** An OpenAI transcription as JSON (response_format json or verbose_json); text, srt and vtt are text. */
+export const Transcription = Type.Object({ text: Str, usage: Type.Optional(Any) }, { ...open, $id: 'Transcription' });
+
 /** One relayed call's summary (src/contract/relay.ts RelaySummary): GR04, and the x-relay-summary header. */
 export const RelaySummary = Type.Object(
   {

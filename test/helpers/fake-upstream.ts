@@ -8,6 +8,8 @@ export interface Seen {
   url: URL;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body's bytes as they came (a multipart form's file). */
+  raw: Buffer;
   json: any;
 }
 
@@ -26,14 +28,15 @@ export async function startFakeUpstream(routes: Record<string, FakeHandler> = {}
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      const body = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const body = raw.toString('utf8');
       let json: any;
       try {
         json = body ? JSON.parse(body) : undefined;
       } catch {
         json = undefined;
       }
-      const s: Seen = { method: req.method ?? 'GET', path: url.pathname, url, headers: req.headers, body, json };
+      const s: Seen = { method: req.method ?? 'GET', path: url.pathname, url, headers: req.headers, body, raw, json };
       seen.push(s);
       const handler = routes[`${s.method} ${s.path}`];
       try {

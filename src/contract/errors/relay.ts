@@ -14,6 +14,7 @@ export const relayErrors = {
   relay_not_configured: { status: 503, type: 'server_error', en: "The relay's internal API is not enabled on this gateway", zh: '此网关未开启中继内部接口' },
   relay_call_not_found: { status: 404, type: 'invalid_request_error', en: 'No relayed call with this request id was made by this caller', zh: '该调用方没有此请求 ID 的中继调用' },
   relay_invalid_request: { status: 400, type: 'invalid_request_error', en: 'Invalid request: {detail}', zh: '请求无效：{detail}' },
+  relay_unsupported_endpoint: { status: 400, type: 'invalid_request_error', en: 'This model does not serve this endpoint: {detail}', zh: '该模型不支持此接口：{detail}' },
   relay_request_too_deep: { status: 400, type: 'invalid_request_error', en: 'The request body nests arrays or objects deeper than {max} levels', zh: '请求体中数组或对象的嵌套超过 {max} 层' },
   relay_internal_error: { status: 500, type: 'server_error', en: 'The relay failed to handle this call; try again later', zh: '中继处理此调用时出错，请稍后再试' },
   relay_no_channel: { status: 503, type: 'server_error', en: 'The model is not available right now; try again later', zh: '该模型当前不可用，请稍后再试' },
@@ -29,6 +30,7 @@ export const relayErrors = {
 /** What a relayed call can fail with (an upstream's failure keeps the upstream's status): the relay's call routes', passed on by the edge. */
 export const RELAY_CALL_ERRORS = [
   'relay_invalid_request',
+  'relay_unsupported_endpoint',
   'relay_no_channel',
   'relay_model_unpriced',
   'relay_upstream_error',

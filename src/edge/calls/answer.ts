@@ -6,8 +6,8 @@ import { identityOf } from '../auth.js';
 import type { EdgeContext } from '../context.js';
 import type { SyncCall, SyncCalls } from './service.js';
 
-/** What a route says of its call: the format, and (Gemini) the model and stream named in its path. */
-export type AskedCall = Pick<SyncCall, 'format' | 'modelInPath'>;
+/** What a route says of its call: the format, (Gemini) the model and stream named in its path, (a form) its files. */
+export type AskedCall = Pick<SyncCall, 'format' | 'modelInPath' | 'files'>;
 
 /** The request headers channel-affinity rules may read at the gateway: the user agent only. */
 function affinityHeaders(req: FastifyRequest): Record<string, string> {
@@ -33,13 +33,21 @@ export function callOf(req: FastifyRequest, asked: AskedCall, signal: AbortSigna
   };
 }
 
-/** Serves one call in its caller's format: the relay's answer as it came, or its stream at the caller's pace. */
+/**
+ * Serves one call in its caller's format: the relay's answer as it came, or its stream (of text or bytes) at
+ * the caller's pace; bytes cut by an upstream failure end the connection without their last chunk.
+ */
 export async function answerCall(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall, req: FastifyRequest, reply: FastifyReply) {
   checkAdmission(ctx);
   const gone = clientGone(reply);
   const answer = await calls.call(callOf(req, asked, gone));
   if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
-  if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone)) reply.raw.end();
+  const pieces = answer.kind === 'bytes' ? answer.chunks : answer.pieces;
+  try {
+    if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, pieces, gone)) reply.raw.end();
+  } catch {
+    reply.raw.destroy();
+  }
 }
 
 /** Counts a prompt (never charged): the number, for the route to answer in its format. */

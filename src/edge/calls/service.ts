@@ -21,6 +21,8 @@ export interface SyncCall {
   body: Record<string, unknown>;
   /** Gemini callers name the public model and the stream in the path. */
   modelInPath?: { model: string; stream: boolean };
+  /** A multipart call's files (body holds its text fields). */
+  files?: RelayCall['files'];
   requestId: string;
   signal: AbortSignal;
   /** What channel-affinity rules may read (the user agent). */
@@ -114,7 +116,7 @@ export class SyncCalls {
         }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
-      const answer = await this.relayed({ ...asked, requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) });
+      const answer = await this.relayed({ ...asked, ...(c.files ? { files: c.files } : {}), requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) });
       if (answer.kind === 'json') {
         await this.settle(runId, answer.summary);
         release();

@@ -33,6 +33,7 @@ export function playgroundPart(ctx: EdgeContext, calls: Pick<SyncCalls, 'call'>,
           token: { id: 0, name: `playground-${c.group}`.slice(0, TOKEN_NAME_MAX), status: TOKEN_STATUS.enabled, expiredTime: -1, models: null, ips: null },
         };
         const answer = await calls.call({ identity, format: 'chat', body: c.body, requestId: c.requestId, signal: c.signal });
+        if (answer.kind === 'bytes') throw new Error('a chat is never answered in bytes');
         return answer.kind === 'json' ? { kind: 'json', body: answer.body } : { kind: 'stream', contentType: answer.contentType, pieces: answer.pieces };
       } catch (e) {
         if (!(e instanceof AppError)) throw e;

@@ -1,8 +1,9 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, type CountCall, type RelayAnswer, type RelayCall, type RelayPort, type RelayPrices, type RelayQuote, type RelaySummary } from '../../contract/relay.js';
 import { errorCatalog } from '../../contract/errors/index.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 import { AppError } from '../../kit/http/errors.js';
+import { formDataOf } from '../../kit/http/multipart.js';
 
 const PATHS = {
   chat: '/relay/v1/chat/completions',
@@ -12,6 +13,9 @@ const PATHS = {
   completions: '/relay/v1/completions',
   moderations: '/relay/v1/moderations',
   rerank: '/relay/v1/rerank',
+  images: '/relay/v1/images/generations',
+  speech: '/relay/v1/audio/speech',
+  transcriptions: '/relay/v1/audio/transcriptions',
 } as const;
 
 /** The relay route of a call's format; Gemini's names the model and the action in the path. */
@@ -63,23 +67,26 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
 
   return {
     async relay(call: RelayCall): Promise<RelayAnswer> {
+      // A call with files goes as the form it came in (undici sets its multipart content type).
+      const form = call.files ? formDataOf(call.body, call.files) : null;
       const res = await request(opts.url + relayPath(call), {
         method: 'POST',
         headers: {
           authorization: `Bearer ${await token(call.caller.subject, call.caller.group)}`,
-          'content-type': 'application/json',
+          ...(form ? {} : { 'content-type': 'application/json' }),
           'x-request-id': call.requestId,
           ...(call.budget !== undefined ? { [RELAY_BUDGET_HEADER]: String(call.budget) } : {}),
           ...(call.headers?.['user-agent'] ? { 'user-agent': call.headers['user-agent'] } : {}),
           ...call.vendorHeaders,
         },
-        body: JSON.stringify(call.body),
+        body: form ?? JSON.stringify(call.body),
         signal: call.signal,
         headersTimeout: opts.timeoutMs,
         bodyTimeout: opts.timeoutMs,
       });
       if (res.statusCode !== 200) throw await failure(res.statusCode, await res.body.text(), res.headers['x-relay-error-code'], res.headers['x-relay-error-detail']);
       const type = String(res.headers['content-type'] ?? '');
+      if (String(res.headers.trailer ?? '').toLowerCase().includes(RELAY_SUMMARY_HEADER)) return bytesAnswer(res, type);
       if (!type.startsWith('text/event-stream')) {
         const header = String(res.headers[RELAY_SUMMARY_HEADER] ?? '');
         const summary = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as RelaySummary;
@@ -180,6 +187,31 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
       return JSON.parse(text) as RelaySummary;
     },
   };
+}
+
+/** A bytes answer (audio, a transcription's text): its chunks as they come, its summary from the trailer after the last one. */
+function bytesAnswer(res: Dispatcher.ResponseData, contentType: string): RelayAnswer {
+  let settle!: (s: RelaySummary) => void;
+  let fail!: (e: Error) => void;
+  const summary = new Promise<RelaySummary>((resolve, reject) => ((settle = resolve), (fail = reject)));
+  summary.catch(() => {});
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    let read = false;
+    try {
+      for await (const chunk of res.body) yield chunk as Buffer;
+      read = true;
+      const trailer = res.trailers[RELAY_SUMMARY_HEADER];
+      // Without its trailer (a proxy dropped it) the summary fails, and the caller asks the gateway's log.
+      if (typeof trailer === 'string') settle(JSON.parse(Buffer.from(trailer, 'base64url').toString('utf8')) as RelaySummary);
+    } catch (e) {
+      fail(e as Error);
+      throw e;
+    } finally {
+      fail(new Error('the relay answer was abandoned before its summary'));
+      if (!read) res.body.destroy();
+    }
+  }
+  return { kind: 'bytes', status: 200, contentType, chunks: chunks(), summary };
 }
 
 function safeDecode(text: string): string | null {

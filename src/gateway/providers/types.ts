@@ -1,4 +1,4 @@
-import type { RelayFormat } from '../../contract/relay.js';
+import type { RelayFile, RelayFormat } from '../../contract/relay.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
 import type { ProbeOutcome } from '../upstream/probe.js';
 import type { UpstreamTarget } from '../upstream/target.js';
@@ -83,9 +83,9 @@ export interface ProviderRelay {
 
 /**
  * The upstream request for a caller's own body, `model` the name sent upstream; `vendorHeaders` the
- * caller's headers of the format's vendor (RelayCall.vendorHeaders), sent on.
+ * caller's headers of the format's vendor (RelayCall.vendorHeaders), sent on; `files` a multipart call's.
  */
-export type NativeCall = (t: UpstreamTarget, body: Json, model: string, stream: boolean, vendorHeaders?: Record<string, string>) => UpstreamCall;
+export type NativeCall = (t: UpstreamTarget, body: Json, model: string, stream: boolean, vendorHeaders?: Record<string, string>, files?: readonly RelayFile[]) => UpstreamCall;
 
 /** The upstream request counting the tokens of a caller's count body (as NativeCall, never streamed). */
 export type NativeCountCall = (t: UpstreamTarget, body: Json, model: string, vendorHeaders?: Record<string, string>) => UpstreamCall;
@@ -94,6 +94,7 @@ export type NativeCountCall = (t: UpstreamTarget, body: Json, model: string, ven
 export interface UpstreamCall {
   url: string;
   headers: Record<string, string>;
+  /** A JSON value, or a form (kit/http/multipart.ts's formDataOf) sent as multipart/form-data. */
   body: unknown;
 }
 
@@ -132,6 +133,8 @@ export class UnsupportedByChannel extends Error {
     message: string,
     /** What the caller is told (no channel's name or type). */
     readonly callerDetail = message,
+    /** The catalog code the caller gets when no channel of the model serves the call. */
+    readonly code: 'relay_invalid_request' | 'relay_unsupported_endpoint' = 'relay_invalid_request',
   ) {
     super(message);
     this.name = 'UnsupportedByChannel';

@@ -4,6 +4,8 @@ import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
 import type { StreamReader } from './formats/stream-reader.js';
 import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from '../providers/types.js';
+import { payloadError } from '../providers/openai/relay.js';
+import { FormData } from '../../kit/http/multipart.js';
 
 /** Upstream statuses that say the request itself is wrong: another channel would refuse it too, and no breaker counts them. */
 export const REQUEST_ERRORS = new Set([400, 413, 422]);
@@ -112,7 +114,7 @@ export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
     return new AttemptFailure(code, 0, excerpt(e.detail, t.secrets), e.kind !== 'too_large', { kind });
   }
   if (e instanceof UpstreamPayloadError) return new AttemptFailure('relay_upstream_error', e.status, excerpt(e.message, t.secrets), true, { upstreamCode: cleanCode(e.upstreamCode, t) });
-  if (e instanceof UnsupportedByChannel) return new AttemptFailure('relay_invalid_request', 0, e.message, true, { kind: 'unsupported', callerDetail: e.callerDetail });
+  if (e instanceof UnsupportedByChannel) return new AttemptFailure(e.code, 0, e.message, true, { kind: 'unsupported', callerDetail: e.callerDetail });
   const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   return new AttemptFailure('relay_internal_error', 0, excerpt(`an internal error of the relay: ${what}`, t.secrets), false, { kind: 'internal', internal: e });
 }
@@ -122,7 +124,7 @@ function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal
     url: call.url,
     method: 'POST' as const,
     headers: { ...call.headers, ...t.headers },
-    body: JSON.stringify(call.body),
+    body: call.body instanceof FormData ? call.body : JSON.stringify(call.body),
     proxy: t.proxy,
     timeoutMs: limits.totalMs,
     firstByteMs: limits.firstByteMs,
@@ -140,6 +142,56 @@ export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: 
     if (json === undefined) throw new AttemptFailure('relay_upstream_bad_response', res.status, 'the answer is not JSON: ' + excerpt(res.text, t.secrets, 120), true);
     return { text: res.text, json };
   } catch (e) {
+    throw asFailure(e, t);
+  }
+}
+
+/** A non-streamed call whose answer may be any text (a transcription as text or subtitles): its text and media type. */
+export async function sendWhole(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal) {
+  try {
+    const res = await upstream.request(requestOf(call, t, limits, signal));
+    if (res.status < 200 || res.status >= 300) throw httpFailure(res.status, res.text, t, res.headers);
+    return { text: res.text, contentType: contentTypeOf(res.headers) };
+  } catch (e) {
+    throw asFailure(e, t);
+  }
+}
+
+const contentTypeOf = (headers: Record<string, string | string[] | undefined>) => String(headers['content-type'] ?? 'application/octet-stream');
+
+/** An answer of bytes (audio) opened and read up to its first bytes, which are `first`. */
+export interface OpenBytes {
+  contentType: string;
+  first: Buffer;
+  rest: AsyncIterator<Buffer>;
+  stream: UpstreamStream;
+}
+
+/**
+ * Opens a call answered in bytes and reads it until its first bytes came: a bad status, a JSON error in a
+ * 2xx answer, an answer that ends or breaks or goes quiet before then can still fail over to another channel.
+ */
+export async function openBytes(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal): Promise<OpenBytes> {
+  let stream: UpstreamStream | null = null;
+  try {
+    stream = await upstream.stream({ ...requestOf(call, t, limits, signal), idleMs: limits.idleMs });
+    if (stream.status < 200 || stream.status >= 300) throw httpFailure(stream.status, await stream.text().catch(() => ''), t, stream.headers);
+    const contentType = contentTypeOf(stream.headers);
+    // Some compatible upstreams answer an error with a 2xx JSON body: no audio to pass on.
+    if (/json/i.test(contentType)) {
+      const text = await stream.text();
+      const err = payloadError(parseJson(text));
+      if (err) throw err;
+      return { contentType, first: Buffer.from(text), rest: (async function* (): AsyncGenerator<Buffer> {})(), stream };
+    }
+    const rest = stream.chunks()[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) throw new AttemptFailure('relay_upstream_bad_response', stream.status, 'the answer ended before any bytes', true, { kind: 'stream' });
+      if (next.value.length) return { contentType, first: next.value, rest, stream };
+    }
+  } catch (e) {
+    stream?.close();
     throw asFailure(e, t);
   }
 }

@@ -23,7 +23,7 @@ function unitCosts(price: Extract<Price, { kind: 'ratio' }>) {
 export function quoteOf(plan: Plan, price: Price | null): RelayQuote {
   if (!price) return { minimum: 0, estimate: 0 };
   if (price.kind === 'fixed') {
-    const { quota } = costOf(price, zeroUsage());
+    const { quota } = costOf(price, zeroUsage(), false, plan.units());
     return { minimum: quota, estimate: quota };
   }
   const unit = unitCosts(price);

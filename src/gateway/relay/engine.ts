@@ -8,6 +8,7 @@ import type { GatewayContext } from '../context.js';
 import { wholeAnswer, usageOf, zeroUsage } from './answer.js';
 import { asFailure, AttemptFailure, openStream, sendJson, type Limits } from './attempt.js';
 import type { Breaker } from './breaker.js';
+import { bytesAnswer, type Finish } from './bytes-answer.js';
 import { legsOf, type Leg } from './legs.js';
 import { quoteOf, withinBudget } from './budget.js';
 import { logRowOf } from './log-store.js';
@@ -144,12 +145,22 @@ export class RelayEngine implements RelayPort {
     const request = plan.request(leg.provider.relay, target, leg.upstreamModel, leg.channel.row.param_override);
     const served = (status: number) => attempts.push({ channel_id: leg.channel.row.id, key_index: leg.keyIndex, status, error_code: null, ms: Math.round(performance.now() - leg.startedAt) });
 
+    if (plan.format.bytes) {
+      const finish: Finish = (status, errorCode, usage, firstByteMs, detail = null) => {
+        this.warnUsage(plan, leg, usage.rejected);
+        const s = this.summary(plan, leg, status, errorCode, usage.usage, price, firstByteMs, attempts, startedAt);
+        this.d.log.record(s, { caller: call.caller, format: call.format, stream: false }, detail);
+        return s;
+      };
+      return bytesAnswer({ upstream: this.d.upstream, limits: this.d.limits, plan, request, target, startedAt, served: () => served(200), internalError: (f) => this.internalError(f, leg), finish });
+    }
+
     if (!plan.stream) {
       const { text, json } = await sendJson(this.d.upstream, request, target, this.d.limits, call.signal);
       const { body, usage } = wholeAnswer(plan, leg.provider.relay, leg.upstreamModel, text, json);
       served(200);
       this.warnUsage(plan, leg, usage.rejected);
-      const summary = this.summary(plan, leg, 200, null, usage.usage, price, Math.round(performance.now() - startedAt), attempts, startedAt);
+      const summary = this.summary(plan, leg, 200, null, usage.usage, price, Math.round(performance.now() - startedAt), attempts, startedAt, plan.units(json));
       this.d.log.record(summary, { caller: call.caller, format: call.format, stream: false });
       return { kind: 'json', status: 200, body, summary };
     }
@@ -271,8 +282,8 @@ export class RelayEngine implements RelayPort {
     }
   }
 
-  private summary(plan: Plan, leg: Leg | null, status: number, errorCode: string | null, usage: RelayUsage, price: Price | null, firstByteMs: number | null, attempts: RelayAttempt[], startedAt: number): RelaySummary {
-    const cost = errorCode && usage.total_tokens === 0 ? { quota: 0, usd: 0 } : costOf(price, usage, errorCode === null);
+  private summary(plan: Plan, leg: Leg | null, status: number, errorCode: string | null, usage: RelayUsage, price: Price | null, firstByteMs: number | null, attempts: RelayAttempt[], startedAt: number, units = plan.units()): RelaySummary {
+    const cost = errorCode && usage.total_tokens === 0 ? { quota: 0, usd: 0 } : costOf(price, usage, errorCode === null, units);
     return {
       request_id: plan.call.requestId,
       model: plan.model,
@@ -315,7 +326,7 @@ function staffDetail(f: AttemptFailure): string {
 function mappedStatus(leg: Leg | null, f: AttemptFailure): number {
   if (f.kind === 'local') return 503;
   if (f.kind === 'internal') return 500;
-  const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : f.code === 'relay_invalid_request' ? 400 : 502);
+  const upstream = f.status || (f.code === 'relay_upstream_timeout' ? 504 : f.code === 'relay_invalid_request' || f.kind === 'unsupported' ? 400 : 502);
   const status = upstream >= 400 ? upstream : 502;
   const mapped = leg ? jsonObject(leg.channel.row.status_code_mapping)[String(status)] : undefined;
   const n = Number(mapped);

@@ -1,6 +1,7 @@
 import type { RelayCall } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import { jsonObject } from '../../kit/json/object.js';
+import { FormData } from '../../kit/http/multipart.js';
 import type { ChatBody, ChatUsage, Json } from '../providers/pivot.js';
 import type { ProviderRelay, UpstreamCall } from '../providers/types.js';
 import type { UpstreamTarget } from '../upstream/target.js';
@@ -60,12 +61,18 @@ export class Plan {
     const { body } = this.call;
     const native = p.native[this.call.format];
     let call: UpstreamCall;
-    if (native) call = native(t, body, upstreamModel, this.stream, this.call.vendorHeaders);
+    if (native) call = native(t, body, upstreamModel, this.stream, this.call.vendorHeaders, this.call.files);
     else if (this.format.toProvider) call = this.format.toProvider(p, t, body, upstreamModel);
     else call = p.chat(t, { ...this.chat(), model: upstreamModel }, this.stream);
     const override = jsonObject(paramOverride);
-    if (Object.keys(override).length) call = { ...call, body: { ...(call.body as Json), ...override } };
+    // A form (a transcription's) is sent as the caller made it: the reference overrides no audio parameter either.
+    if (Object.keys(override).length && !(call.body instanceof FormData)) call = { ...call, body: { ...(call.body as Json), ...override } };
     return call;
+  }
+
+  /** How many times a per-call price is paid (see CallerFormat.priceUnits); `answer` the upstream's JSON. */
+  units(answer?: unknown): number {
+    return this.format.priceUnits?.(this.call.body, answer) ?? 1;
   }
 
   /** The reader that turns this channel's stream into the caller's. */
@@ -100,7 +107,7 @@ export class Plan {
 
   /** How many tokens this call's usage can hold: an answer without generated tokens (embeddings) none, a chat what it asked for. */
   usageBounds(): UsageBounds {
-    if (!this.format.output) return { ...usageBounds(undefined), completion: 0 };
+    if (!this.format.output) return this.format.uncappedOutput ? usageBounds(undefined) : { ...usageBounds(undefined), completion: 0 };
     const chat = this.chat();
     return usageBounds(chat.max_completion_tokens ?? chat.max_tokens);
   }

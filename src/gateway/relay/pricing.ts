@@ -80,15 +80,17 @@ const tokens = (n: number) => (Number.isFinite(n) && n > 0 ? n : 0);
 /**
  * The reference's quota formula: (uncached prompt + cached × cache ratio + completion × completion ratio) ×
  * model ratio × group ratio, rounded, and at least 1 when the call was priced above zero; a fixed price is
- * price × 500,000 × group ratio. Reasoning tokens are part of the completion tokens. A `served` call of a
- * model priced above zero costs at least 1, whatever its usage; the quota is always a whole number from 0
- * to Number.MAX_SAFE_INTEGER (never NaN or negative, whatever the usage holds).
+ * price × `units` × 500,000 × group ratio, `units` how many times the call pays its price (an image call's n
+ * × its size ratio, see formats/images; 1 for every other call; token prices ignore it, as the reference's).
+ * Reasoning tokens are part of the completion tokens. A `served` call of a model priced above zero costs at
+ * least 1, whatever its usage; the quota is always a whole number from 0 to Number.MAX_SAFE_INTEGER (never
+ * NaN or negative, whatever the usage holds).
  */
-export function costOf(price: Price | null, usage: RelayUsage, served = false): { quota: number; usd: number } {
+export function costOf(price: Price | null, usage: RelayUsage, served = false, units = 1): { quota: number; usd: number } {
   if (!price) return { quota: 0, usd: 0 };
   let exact: number;
   if (price.kind === 'fixed') {
-    exact = price.usdPerCall * QUOTA_PER_USD * price.groupRatio;
+    exact = price.usdPerCall * (Number.isFinite(units) && units > 0 ? units : 1) * QUOTA_PER_USD * price.groupRatio;
   } else {
     const prompt = tokens(usage.prompt_tokens);
     const cached = Math.min(tokens(usage.cached_tokens), prompt);

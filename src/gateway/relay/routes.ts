@@ -4,11 +4,12 @@ import { parseGeminiTarget, RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELA
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
+import { splitForm } from '../../kit/http/multipart.js';
 import { clientGone, writePieces } from '../../kit/http/stream.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
-import { AnthropicMessage, AnthropicTokenCount, ChatCompletion, EmbeddingList, GeminiResponse, GeminiTokenCount, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
+import { AnthropicMessage, AnthropicTokenCount, ChatCompletion, EmbeddingList, GeminiResponse, GeminiTokenCount, ImagesResponse, ModerationResult, OpenAIResponse, RelaySummary as RelaySummarySchema, RerankResult, TextCompletion, Transcription } from '../../contract/wire-schemas.js';
 import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
 import { FORMATS } from './formats/index.js';
 import { MODEL } from './formats/schema.js';
@@ -32,9 +33,21 @@ export function encodeSummary(s: RelaySummary): string {
 async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
   const gone = clientGone(reply);
   const budget = budgetOf(req.headers[RELAY_BUDGET_HEADER]);
-  const answer = await engine.relay({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), vendorHeaders: vendorHeadersOf(format, req.headers), ...(budget !== undefined ? { budget } : {}) });
+  const { body, files } = callBody(format, req.body as Record<string, unknown>);
+  const answer = await engine.relay({ format, body, ...(files ? { files } : {}), modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), vendorHeaders: vendorHeadersOf(format, req.headers), ...(budget !== undefined ? { budget } : {}) });
   if (answer.kind === 'json') {
     return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header(RELAY_SUMMARY_HEADER, encodeSummary(answer.summary)).send(answer.body);
+  }
+  if (answer.kind === 'bytes') {
+    // The summary follows the last byte as an HTTP trailer; a cut answer ends without it (the caller asks GR04).
+    try {
+      if (!(await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id, trailer: RELAY_SUMMARY_HEADER } }, answer.chunks, gone))) return;
+    } catch {
+      reply.raw.destroy();
+      return;
+    }
+    reply.raw.addTrailers({ [RELAY_SUMMARY_HEADER]: encodeSummary(await answer.summary) });
+    return reply.raw.end();
   }
   const complete = await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone);
   if (complete) reply.raw.end(`${RELAY_SUMMARY_COMMENT}${JSON.stringify(await answer.summary)}\n\n`);
@@ -44,6 +57,14 @@ async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyReque
 async function count(engine: RelayEngine, format: 'anthropic' | 'gemini', req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
   const counted = await engine.countTokens({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: clientGone(reply), vendorHeaders: vendorHeadersOf(format, req.headers) });
   return reply.header(RELAY_COUNT_SOURCE_HEADER, counted.source).send(FORMATS[format].count!.answer(counted.tokens));
+}
+
+/** The relay call's body of a route's: a multipart body (GR16's form) as its text fields and its files, which must hold `file`. */
+function callBody(format: RelayFormat, body: Record<string, unknown>): Pick<RelayCall, 'body' | 'files'> {
+  if (format !== 'transcriptions') return { body };
+  const { fields, files } = splitForm(body);
+  if (!files.some((f) => f.field === 'file')) throw new AppError('relay_invalid_request', { params: { detail: 'file must be an uploaded file (multipart/form-data)', field: 'file' } });
+  return { body: fields, files };
 }
 
 /** A call's budget header: a non-negative integer of quota units, else none. */
@@ -89,6 +110,9 @@ const ANSWERS = {
   moderations: { 200: { description: "The upstream's moderation answer, unchanged", schema: ModerationResult } },
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
   anthropicCount: { 200: { description: "The prompt's tokens (x-relay-count-source: upstream or tokenizer)", schema: AnthropicTokenCount } },
+  images: { 200: { description: 'The images, as the upstream answered', schema: ImagesResponse } },
+  speech: { 200: { description: "The audio, in the upstream's bytes and content type (summary in the x-relay-summary trailer)", media: ['audio/*'] } },
+  transcriptions: { 200: { description: "The transcription as the upstream answered it: JSON, or text, srt or vtt (summary in the x-relay-summary trailer)", schema: Transcription, media: ['text/plain', 'text/vtt'] } },
 };
 
 /** GR06's target `{model}:{action}`, the stream asked for with alt=sse (relay_invalid_request otherwise). */
@@ -99,7 +123,7 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
 }
 
 /**
- * The relay's internal API (GR01–GR08, GR11–GR13, workload token) and its log for staff (GS04, GS05). `callerNames`:
+ * The relay's internal API (GR01–GR08, GR11–GR16, workload token) and its log for staff (GS04, GS05). `callerNames`:
  * the names of callers it knows (edge owners when the edge runs in this process).
  */
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerNames: (callers: string[]) => Promise<Map<string, string>> = async () => new Map()): OperationImpl<any>[] {
@@ -122,6 +146,9 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
     implement('GR11', { answers: ANSWERS.completions, errors: relayErrors, bodyLimit, schema: { body: FORMATS.completions.body }, handler: (req, reply) => serve(engine, 'completions', req, reply) }),
     implement('GR12', { answers: ANSWERS.moderations, errors: relayErrors, bodyLimit, schema: { body: FORMATS.moderations.body }, handler: (req, reply) => serve(engine, 'moderations', req, reply) }),
     implement('GR13', { answers: ANSWERS.rerank, errors: relayErrors, bodyLimit, schema: { body: FORMATS.rerank.body }, handler: (req, reply) => serve(engine, 'rerank', req, reply) }),
+    implement('GR14', { answers: ANSWERS.images, errors: relayErrors, bodyLimit, schema: { body: FORMATS.images.body }, handler: (req, reply) => serve(engine, 'images', req, reply) }),
+    implement('GR15', { answers: ANSWERS.speech, errors: relayErrors, bodyLimit, schema: { body: FORMATS.speech.body }, handler: (req, reply) => serve(engine, 'speech', req, reply) }),
+    implement('GR16', { answers: ANSWERS.transcriptions, errors: relayErrors, bodyLimit: ctx?.config.gateway.relay.maxUploadBytes, multipart: true, schema: { body: FORMATS.transcriptions.body }, handler: (req, reply) => serve(engine, 'transcriptions', req, reply) }),
     implement('GR09', { answers: ANSWERS.anthropicCount, errors: relayErrors, bodyLimit, schema: { body: FORMATS.anthropic.body }, handler: (req, reply) => count(engine, 'anthropic', req, reply) }),
     implement('GR07', {
       answers: { 200: { description: 'The quote, in quota units', schema: Type.Object({ minimum: Type.Integer(), estimate: Type.Union([Type.Integer(), Type.Null()]) }) } },

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { checkJsonTextDepth, DEFAULT_MAX_JSON_DEPTH } from '../json/limits.js';
 import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
+import { parseMultipart } from './multipart.js';
 
 /**
  * A route's validator, compiled by its first request: start-up does not compile the schemas of every route
@@ -129,6 +130,19 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     // JSON can only carry a NUL character as the escape \u0000, so only such bodies are walked.
     if (text.includes('\\u0000') && holdsNul(parsed)) return done(nulRefused(), undefined);
     done(null, parsed);
+  });
+
+  // Only routes that take a file (config.multipart) read a multipart/form-data body; every other one refuses it.
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (req: FastifyRequest, body: Buffer) => {
+    if ((req.routeOptions.config as { multipart?: boolean } | undefined)?.multipart !== true) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
+    let fields: Awaited<ReturnType<typeof parseMultipart>>;
+    try {
+      fields = await parseMultipart(body, String(req.headers['content-type']));
+    } catch {
+      throw new AppError('INVALID_PARAMETERS', { params: { detail: 'the multipart/form-data body could not be read', field: 'body' } });
+    }
+    if (Object.entries(fields).some(([name, v]) => name.includes('\0') || [v].flat().some((x) => typeof x === 'string' && x.includes('\0')))) throw nulRefused();
+    return fields;
   });
 
   // Per-request hooks take a callback rather than returning a promise: no promise or microtask each time.

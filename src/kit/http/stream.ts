@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 
 /**
- * Writes a stream of text pieces as the answer, pulling the next piece only when the socket took the last
+ * Writes a stream of pieces (text, or bytes) as the answer, pulling the next piece only when the socket took the last
  * one (a slow reader holds the producer back instead of filling memory). Stops when the client goes away
  * (`gone` aborted), ending the producer with return() so its clean-up runs. Answers whether every piece was
  * written; the caller ends the answer (and may write a last piece first).
  */
-export async function writePieces(reply: FastifyReply, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string>, gone: AbortSignal): Promise<boolean> {
+export async function writePieces(reply: FastifyReply, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: AbortSignal): Promise<boolean> {
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { 'content-type': head.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...head.headers });

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
-import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher, type FormData } from 'undici';
 import { AddressRefusedError, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
 import type { ByteBudget } from './budget.js';
 
@@ -37,7 +37,8 @@ export interface UpstreamRequest {
   url: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
-  body?: string;
+  /** Text (JSON), or a form that undici encodes as multipart/form-data with its own content type. */
+  body?: string | FormData;
   timeoutMs?: number;
   maxBytes?: number;
   /** http://, https:// or socks5:// proxy URL (a channel's `setting.proxy`). */
@@ -60,6 +61,8 @@ export interface UpstreamStream {
   lines(): AsyncGenerator<string>;
   /** The same lines, as many at a time as each read of the socket completed (fewer awaits on a busy stream). */
   batches(): AsyncGenerator<string[]>;
+  /** The body's bytes as they arrive (audio), the whole at most maxBytes; instead of lines(), never both. */
+  chunks(): AsyncGenerator<Buffer>;
   /** The whole body as text (capped), for an error answer. */
   text(): Promise<string>;
   close(): void;
@@ -202,16 +205,28 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     async stream(r: UpstreamRequest & { idleMs?: number }): Promise<UpstreamStream> {
       const maxBytes = r.maxBytes ?? options.maxBytes;
       const { res, deadline, timeoutMs } = await open(r, r.idleMs);
-      async function* batches(): AsyncGenerator<string[]> {
+      async function* chunks(): AsyncGenerator<Buffer> {
         let size = 0;
-        let pending = '';
-        // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
-        const utf8 = new TextDecoder();
         try {
           for await (const chunk of res.body) {
             size += (chunk as Buffer).length;
             if (size > maxBytes) throw new UpstreamError('too_large', `stream exceeds ${maxBytes} bytes`);
-            pending += utf8.decode(chunk as Buffer, { stream: true });
+            yield chunk as Buffer;
+          }
+        } catch (e) {
+          res.body.destroy();
+          throw translate(e, deadline.passed ? timeoutMs : null);
+        } finally {
+          deadline.clear();
+        }
+      }
+      async function* batches(): AsyncGenerator<string[]> {
+        let pending = '';
+        // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
+        const utf8 = new TextDecoder();
+        try {
+          for await (const chunk of chunks()) {
+            pending += utf8.decode(chunk, { stream: true });
             const end = pending.lastIndexOf('\n');
             if (end >= 0) {
               yield pending.slice(0, end).split('\n').map(trimCr);
@@ -224,8 +239,6 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
         } catch (e) {
           res.body.destroy();
           throw translate(e, deadline.passed ? timeoutMs : null);
-        } finally {
-          deadline.clear();
         }
       }
       return {
@@ -237,6 +250,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           deadline.clear();
         },
         batches,
+        chunks,
         async *lines() {
           for await (const batch of batches()) yield* batch;
         },

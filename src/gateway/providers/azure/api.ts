@@ -10,8 +10,8 @@ export function azureHeaders(t: UpstreamTarget): Record<string, string> {
   return { 'api-key': t.key, accept: 'application/json' };
 }
 
-/** Chat, completions and embeddings go to the deployment named like the (mapped) model. */
-export function deploymentUrl(t: UpstreamTarget, model: string, path: 'chat/completions' | 'completions' | 'embeddings'): string {
+/** Chat, completions, embeddings and the media endpoints go to the deployment named like the (mapped) model. */
+export function deploymentUrl(t: UpstreamTarget, model: string, path: 'chat/completions' | 'completions' | 'embeddings' | 'images/generations' | 'audio/speech' | 'audio/transcriptions'): string {
   return `${t.baseUrl}/openai/deployments/${encodeURIComponent(model)}/${path}?api-version=${encodeURIComponent(azureApiVersion(t))}`;
 }
 

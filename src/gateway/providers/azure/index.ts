@@ -1,8 +1,8 @@
 import { badResponse, okJson, send } from '../../upstream/http.js';
 import { probe } from '../../upstream/probe.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
-import { JSON_HEADERS, openaiTestBody } from '../openai/api.js';
-import { chatUpstreamBody, completion, embeddingsResult, openaiStreamDecoder } from '../openai/relay.js';
+import { JSON_HEADERS, mediaHeaders, openaiTestBody } from '../openai/api.js';
+import { chatUpstreamBody, completion, embeddingsResult, mediaForm, openaiStreamDecoder } from '../openai/relay.js';
 import type { ChatBody, EmbeddingsBody, Json } from '../pivot.js';
 import { dataIds, uniqueIds, type Provider, type UpstreamCall } from '../types.js';
 import { azureApiVersion, azureHeaders, deploymentUrl, responsesUrl } from './api.js';
@@ -47,6 +47,9 @@ export const azure: Provider = {
       responses: (t, body, model) => responses(t, { ...body, model }),
       embeddings: (t, body, model) => embeddings(t, { ...body, model } as EmbeddingsBody),
       completions: (t, body, model, stream) => ({ url: deploymentUrl(t, model, 'completions'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body: chatUpstreamBody({ ...body, model }, stream) }),
+      images: (t, body, model) => ({ url: deploymentUrl(t, model, 'images/generations'), headers: { ...azureHeaders(t), ...JSON_HEADERS }, body: { ...body, model } }),
+      speech: (t, body, model) => ({ url: deploymentUrl(t, model, 'audio/speech'), headers: mediaHeaders(azureHeaders(t), 'json'), body: { ...body, model } }),
+      transcriptions: (t, body, model, _stream, _vendor, files) => ({ url: deploymentUrl(t, model, 'audio/transcriptions'), headers: mediaHeaders(azureHeaders(t), 'form'), body: mediaForm(body, model, files) }),
     },
   },
 };

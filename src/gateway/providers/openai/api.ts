@@ -28,3 +28,8 @@ export function openaiTestBody(r: TestRequest): Record<string, unknown> {
 export function openaiPath(endpoint: TestRequest['endpoint']): string {
   return endpoint === 'embeddings' ? '/v1/embeddings' : endpoint === 'openai-response' ? '/v1/responses' : '/v1/chat/completions';
 }
+
+/** The headers of OpenAI's media requests: any answer type (audio, text, subtitles); a form sets its own content type. */
+export function mediaHeaders(headers: Record<string, string>, body: 'json' | 'form'): Record<string, string> {
+  return { ...headers, accept: '*/*', ...(body === 'json' ? JSON_HEADERS : {}) };
+}

@@ -1,7 +1,9 @@
+import type { RelayFile } from '../../../contract/relay.js';
+import { FormData, formDataOf } from '../../../kit/http/multipart.js';
 import type { UpstreamTarget } from '../../upstream/target.js';
 import { type ChatBody, type ChatChunk, type ChatCompletion, type EmbeddingsBody, type EmbeddingsResult, type Json } from '../pivot.js';
 import { UnsupportedByChannel, UpstreamPayloadError, type ProviderRelay, type StreamDecoder, type UpstreamCall } from '../types.js';
-import { JSON_HEADERS, openaiHeaders } from './api.js';
+import { JSON_HEADERS, mediaHeaders, openaiHeaders } from './api.js';
 
 /** An `error` in a 200 body or stream event (some compatible upstreams answer errors that way). */
 export function payloadError(value: unknown): UpstreamPayloadError | null {
@@ -79,6 +81,27 @@ function openaiRerank(t: UpstreamTarget, body: Json, model: string): UpstreamCal
   return openaiCall(t, '/v1/rerank', { ...body, model });
 }
 
+/** A channel that serves no such media call: refused before any request (relay_unsupported_endpoint when no channel of the model does). */
+export function unsupportedMedia(t: UpstreamTarget, what: string): UnsupportedByChannel {
+  return new UnsupportedByChannel(`channel type ${t.type} serves no ${what}`, `no channel of this model serves ${what} (OpenAI-compatible and Azure OpenAI channels do)`, 'relay_unsupported_endpoint');
+}
+
+/** Mistral and DeepSeek: the reference's adaptors send no image request; those, Moonshot and xAI no audio. */
+const NO_IMAGES = new Set([42, 43]);
+const NO_AUDIO = new Set([25, 42, 43, 48]);
+
+/** A media call to an OpenAI-style path, unless the channel's vendor has no such endpoint. */
+function mediaCall(t: UpstreamTarget, path: '/v1/images/generations' | '/v1/audio/speech' | '/v1/audio/transcriptions', body: unknown): UpstreamCall {
+  const images = path === '/v1/images/generations';
+  if ((images ? NO_IMAGES : NO_AUDIO).has(t.type)) throw unsupportedMedia(t, images ? 'image generation' : 'audio');
+  return { url: `${t.baseUrl}${path}`, headers: images ? { ...openaiHeaders(t), ...JSON_HEADERS } : mediaHeaders(openaiHeaders(t), body instanceof FormData ? 'form' : 'json'), body };
+}
+
+/** A multipart call's form as the upstream gets it: the caller's fields with the upstream's model, the files unchanged. */
+export function mediaForm(body: Json, model: string, files: readonly RelayFile[] = []) {
+  return formDataOf({ ...body, model }, files);
+}
+
 /** OpenAI and the OpenAI-compatible types: the pivot format itself, so requests and answers pass unchanged. */
 export const openaiRelay: ProviderRelay = {
   chat: openaiChat,
@@ -93,5 +116,8 @@ export const openaiRelay: ProviderRelay = {
     completions: (t, body, model, stream) => openaiCall(t, '/v1/completions', chatUpstreamBody({ ...body, model }, stream)),
     moderations: (t, body, model) => openaiCall(t, '/v1/moderations', { ...body, model }),
     rerank: openaiRerank,
+    images: (t, body, model) => mediaCall(t, '/v1/images/generations', { ...body, model }),
+    speech: (t, body, model) => mediaCall(t, '/v1/audio/speech', { ...body, model }),
+    transcriptions: (t, body, model, _stream, _vendor, files) => mediaCall(t, '/v1/audio/transcriptions', mediaForm(body, model, files)),
   },
 };

@@ -6,11 +6,14 @@ import { embeddings } from './embeddings/index.js';
 import { gemini } from './gemini/index.js';
 import { moderations } from './moderations/index.js';
 import { rerank } from './rerank/index.js';
+import { images } from './images/index.js';
 import { responses } from './responses/index.js';
+import { speech } from './speech/index.js';
+import { transcriptions } from './transcriptions/index.js';
 import type { CallerFormat } from './types.js';
 
 /** Every caller format the relay serves, by name. */
-export const FORMATS: Readonly<Record<RelayFormat, CallerFormat>> = { chat, responses, embeddings, anthropic, gemini, completions, moderations, rerank };
+export const FORMATS: Readonly<Record<RelayFormat, CallerFormat>> = { chat, responses, embeddings, anthropic, gemini, completions, moderations, rerank, images, speech, transcriptions };
 
 export function formatOf(name: RelayFormat): CallerFormat {
   return FORMATS[name];

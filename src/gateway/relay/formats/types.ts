@@ -48,8 +48,15 @@ export interface CallerFormat {
   toProvider?(p: ProviderRelay, t: UpstreamTarget, body: Json, model: string): UpstreamCall;
   /** The prompt's tokens as the tokenizer counts them, for bodies that are no chat request. Absent: the chat request's. */
   promptTokens?(body: Json): number;
-  /** Where the caller caps the output. Absent: the answer holds no generated tokens (embeddings). */
+  /** Where the caller caps the output. Absent: the answer holds no generated tokens (embeddings), or as many as it likes (`uncappedOutput`). */
   readonly output?: OutputCap;
+  /** The answer holds generated tokens the caller cannot cap (an image's, a transcription's). */
+  readonly uncappedOutput?: boolean;
+  /**
+   * How many times a per-call price is paid (images: n × the size ratio), from the request and, once it
+   * came, the upstream's answer (its JSON). Absent: once.
+   */
+  priceUnits?(request: Json, answer?: unknown): number;
   /** A chat completion as the format's answer. Absent: the answer is the completion itself. */
   fromChat?(c: ChatCompletion, request: Json): Json;
   /** Reads an answer that is no chat completion itself (embeddings); the other formats leave it out. */
@@ -70,6 +77,16 @@ export interface CallerFormat {
 
   /** The format's endpoint that counts a prompt without calling the model; absent when it has none. */
   readonly count?: TokenCounting;
+
+  // ---- answers that are no JSON of the relay's: passed through as the upstream's bytes, its content type kept
+
+  /**
+   * `streamed`: passed as they come and billed by the request alone (speech audio); else read whole first
+   * and billed by `read`'s usage of them (a transcription, as JSON, text or subtitles; an error body throws
+   * UpstreamPayloadError, the usage is null when the upstream reported none and the text is counted).
+   * Absent: the answer is JSON or SSE.
+   */
+  readonly bytes?: { streamed: true } | { streamed: false; read(text: string, contentType: string): { usage: ChatUsage | null; text: string } };
 
   // ---- errors
 
