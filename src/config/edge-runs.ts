@@ -39,6 +39,8 @@ export function edgeRunsConfig(env: Env) {
     timeoutMs: int(env, 'EDGE_RUN_TIMEOUT_MS', 900_000, 1000, 24 * 3_600_000),
     /** Largest body of an OpenAI-compatible call (E01 with an OpenAI body, E04, E05). */
     maxRequestBytes: int(env, 'EDGE_MAX_REQUEST_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    /** Largest body of a call with a file (an audio transcription's form, E17): OpenAI takes files up to 25 MB. */
+    maxUploadBytes: int(env, 'EDGE_MAX_UPLOAD_BYTES', 26 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     /** Calls of one owner in flight at once (admitted runs being executed are not counted). */
     ownerConcurrency: int(env, 'EDGE_OWNER_CONCURRENCY', 16, 1, 100_000),
   };

@@ -26,6 +26,7 @@ import { SyncCalls } from './calls/service.js';
 import { openaiRoutes } from './openai/routes.js';
 import { anthropicRoutes } from './anthropic/routes.js';
 import { geminiRoutes } from './gemini/routes.js';
+import { mediaRoutes } from './openai/media-routes.js';
 import { runRoutes } from './runs/routes.js';
 import { RunWorker } from './runs/worker.js';
 import { EdgeMetrics } from './metrics.js';
@@ -96,6 +97,7 @@ function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
     ...openaiRoutes(ctx, services.calls),
     ...anthropicRoutes(ctx, services.calls),
     ...geminiRoutes(ctx, services.calls),
+    ...mediaRoutes(ctx, services.calls),
     ...customerApiRoutes(services.customers),
     ...playgroundRoutes(ctx, services.customers),
   ];
