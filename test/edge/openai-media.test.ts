@@ -152,6 +152,14 @@ for (const apart of [false, true]) {
       const json = await edge.request('POST', '/v1/audio/transcriptions', { token: key, body: { model: 'gpt-4o-transcribe', file: 'talk.wav' } });
       assert.equal(json.status, 400, json.text);
       assert.equal(json.json.error.code, 'invalid_request_body');
+      const broken = await edge.request('POST', '/v1/audio/transcriptions', { token: key, raw: '--x\r\nnot a form', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+      assert.equal(broken.status, 400, broken.text);
+      // Only the routes that take a file read a form.
+      const form = new FormData();
+      form.append('model', 'dall-e-3');
+      const chat = await fetch(`${edge.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+      assert.equal(chat.status, 415);
+      assert.equal(((await chat.json()) as any).error.code, 'unsupported_media_type');
       assert.equal(await settledWallet(), before);
       assert.equal(up.seen.length, seen, 'no upstream request');
     });
