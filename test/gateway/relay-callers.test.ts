@@ -272,7 +272,7 @@ describe('relay callers: Anthropic Messages and Gemini generateContent end to en
     assert.deepEqual([down.json.error.code, down.json.error.status], [503, 'UNAVAILABLE']);
     assert.equal(down.headers.get('x-relay-error-code'), 'relay_upstream_error');
 
-    for (const [target, why] of [['text-g:countTokens', /generateContent/], ['text-g', /generateContent/], ['text-g:streamGenerateContent', /alt=sse/]] as const) {
+    for (const [target, why] of [['text-g:embedContent', /generateContent/], ['text-g', /generateContent/], ['text-g:streamGenerateContent', /alt=sse/]] as const) {
       const bad = await relay(s.url, `/relay/v1beta/models/${target}`, gemini);
       assert.equal(bad.status, 400, target);
       assert.deepEqual([bad.json.error.code, bad.json.error.status], [400, 'INVALID_ARGUMENT']);
