@@ -1,0 +1,165 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { isDeadlock } from './retry.js';
+
+export interface GroupCommitOptions {
+  /** Most pieces of work in one transaction (default 64). */
+  maxItems?: number;
+  /**
+   * How long the first piece of a batch waits for others, in ms (default 0: a batch takes what arrived in the
+   * same turn of the event loop and what queued while the previous batch committed).
+   */
+  windowMs?: number;
+  /** Batches in flight at once (default 1; a SQLite file has one writer, so more would only wait). */
+  concurrency?: number;
+}
+
+type Work<DB, T> = (trx: Transaction<DB>) => Promise<T>;
+
+interface Item<DB> {
+  work: Work<DB, unknown>;
+  /** Pieces of a batch run in the order of their keys, so two batches in flight take row locks in one order. */
+  key: number;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Group commit: pieces of work from concurrent callers share one transaction, so a batch pays for one
+ * commit (on SQLite its WAL write, elsewhere a round trip and the server's flush) instead of one each. Each
+ * caller's promise settles only after the batch's commit, with what its own work answered.
+ *
+ * A piece that fails never fails the others: the batch first runs without savepoints; when a piece throws,
+ * the transaction is rolled back and the batch runs again with a savepoint around each piece, whose failure
+ * is then rolled back to its savepoint alone. When the transaction fails as a whole (a deadlock victim, a
+ * failed commit), every piece runs again in a transaction of its own. So a piece may run more than once
+ * before its commit: it must only read and write through `trx`, and keep no effect of a run that did not
+ * commit (what it answers is used only from the run that committed). A commit whose outcome is unknown (the
+ * connection dropped during COMMIT) also runs the pieces again: their writes must be guarded by keys.
+ */
+export class GroupCommit<DB> {
+  private readonly queue: Item<DB>[] = [];
+  private readonly maxItems: number;
+  private readonly windowMs: number;
+  private readonly concurrency: number;
+  private inFlight = 0;
+  private waiting = false;
+  private closed = false;
+  private readonly idle = new Set<() => void>();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    opts: GroupCommitOptions = {},
+  ) {
+    this.maxItems = Math.max(1, opts.maxItems ?? 64);
+    this.windowMs = Math.max(0, opts.windowMs ?? 0);
+    this.concurrency = Math.max(1, opts.concurrency ?? 1);
+  }
+
+  /** Runs `work` in the next batch; settles after that batch committed (or with the work's own error). */
+  run<T>(work: Work<DB, T>, key = 0): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('group commit: closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, key, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /** Pieces waiting or in a batch. */
+  get pending(): number {
+    return this.queue.length + this.inFlight;
+  }
+
+  /** Refuses new work and waits for what was accepted to commit. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.queue.length === 0 && this.inFlight === 0) return;
+    await new Promise<void>((resolve) => this.idle.add(resolve));
+  }
+
+  private schedule() {
+    if (this.waiting || this.inFlight >= this.concurrency || this.queue.length === 0) return;
+    if (this.queue.length >= this.maxItems) {
+      void this.flush();
+      return;
+    }
+    this.waiting = true;
+    const go = () => {
+      this.waiting = false;
+      void this.flush();
+    };
+    if (this.windowMs > 0) setTimeout(go, this.windowMs);
+    else setImmediate(go);
+  }
+
+  private async flush() {
+    if (this.inFlight >= this.concurrency || this.queue.length === 0) return;
+    const items = this.queue.splice(0, this.maxItems).sort((a, b) => a.key - b.key);
+    this.inFlight++;
+    try {
+      const outcomes = await this.commit(items);
+      outcomes.forEach((o, i) => (o.ok ? items[i]!.resolve(o.value) : items[i]!.reject(o.error)));
+    } finally {
+      this.inFlight--;
+      if (this.queue.length) this.schedule();
+      else if (this.inFlight === 0) {
+        for (const done of this.idle) done();
+        this.idle.clear();
+      }
+    }
+  }
+
+  private async commit(items: Item<DB>[]): Promise<Outcome[]> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const out: Outcome[] = [];
+        for (const item of items) out.push({ ok: true, value: await item.work(trx) });
+        return out;
+      });
+    } catch (e) {
+      if (items.length === 1) return [await this.alone(items[0]!, e)];
+      if (isDeadlock(e)) return this.eachAlone(items);
+    }
+    let out: (Outcome | null)[];
+    try {
+      out = await this.db.transaction().execute(async (trx) => {
+        const each: (Outcome | null)[] = [];
+        for (const item of items) {
+          await sql`savepoint group_item`.execute(trx);
+          try {
+            each.push({ ok: true, value: await item.work(trx) });
+          } catch (error) {
+            // A failure of the database itself (the connection) fails the rollback too, and so the batch.
+            await sql`rollback to savepoint group_item`.execute(trx);
+            // A deadlock's victim (PostgreSQL rolls back only the statement) runs again after the batch.
+            each.push(isDeadlock(error) ? null : { ok: false, error });
+          }
+          await sql`release savepoint group_item`.execute(trx);
+        }
+        return each;
+      });
+    } catch {
+      return this.eachAlone(items);
+    }
+    for (let i = 0; i < items.length; i++) if (out[i] === null) out[i] = await this.alone(items[i]!);
+    return out as Outcome[];
+  }
+
+  /** Every piece in a transaction of its own, one after the other. */
+  private async eachAlone(items: Item<DB>[]): Promise<Outcome[]> {
+    const out: Outcome[] = [];
+    for (const item of items) out.push(await this.alone(item));
+    return out;
+  }
+
+  /** One piece in its own transaction; run again once when it was a deadlock's victim (`failed`: its first try's error). */
+  private async alone(item: Item<DB>, failed?: unknown): Promise<Outcome> {
+    if (failed !== undefined && !isDeadlock(failed)) return { ok: false, error: failed };
+    try {
+      return { ok: true, value: await this.db.transaction().execute((trx) => item.work(trx)) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+}
