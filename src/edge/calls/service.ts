@@ -42,7 +42,7 @@ function publicModelOf(c: Pick<SyncCall, 'body' | 'modelInPath'>): string {
 }
 
 /** The call as the relay is asked it: the public model replaced by its gateway model, where the call names it. */
-function relayedAs<T extends Pick<SyncCall, 'body' | 'modelInPath'>>(c: T, gatewayModel: string): Pick<RelayCall, 'body' | 'modelInPath'> {
+function relayedAs(c: Pick<SyncCall, 'body' | 'modelInPath'>, gatewayModel: string): Pick<RelayCall, 'body' | 'modelInPath'> {
   if (c.modelInPath) return { body: c.body, modelInPath: { ...c.modelInPath, model: gatewayModel } };
   return { body: { ...c.body, model: gatewayModel } };
 }
