@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
 import { relayFixture } from '../helpers/relay-fixtures.js';
-import { RELAY_ENV, relay, relayToken, type RelayReply } from '../helpers/relay.js';
+import { closeRelayTest, relay, RELAY_ENV, relayToken, type RelayReply } from '../helpers/relay.js';
 import { variants } from '../helpers/services.js';
 
 /**
@@ -107,13 +107,7 @@ describe('relay callers: Anthropic Messages and Gemini generateContent end to en
     await add(24, '/gemini', 'gemini-native', { 'gemini-native': GEMINI_UPSTREAM });
     await add(24, '/gemini-cut', 'gemini-cut', { 'gemini-cut': GEMINI_UPSTREAM });
   });
-  after(async () => {
-    if (s) {
-      assert.ok(!s.everything().includes(KEY), 'an upstream key leaked into an answer or a log line');
-      await s.close();
-    }
-    await up?.close();
-  });
+  after(() => closeRelayTest(s, up, KEY));
   beforeEach(() => {
     up.seen.length = 0;
   });

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { sendJson, sendSse, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
 import { relayFixture } from '../helpers/relay-fixtures.js';
-import { RELAY_ENV, relay, relayToken, streamedText, type RelayReply } from '../helpers/relay.js';
+import { closeRelayTest, relay, RELAY_ENV, relayToken, sentOnce, streamedText, type RelayReply } from '../helpers/relay.js';
 import { variants } from '../helpers/services.js';
 
 /**
@@ -315,23 +315,12 @@ describe('relay formats: every conversion end to end over HTTP [sqlite]', () => 
     await add('quiet', 1, '/quiet', 'quiet-model');
     await add('utf8', 1, '/utf8', 'utf8-model');
   });
-  after(async () => {
-    if (s) {
-      assert.ok(!s.everything().includes(KEY), 'an upstream key leaked into an answer or a log line');
-      await s.close();
-    }
-    await up?.close();
-  });
+  after(() => closeRelayTest(s, up, KEY));
   beforeEach(() => {
     up.seen.length = 0;
   });
 
-  /** The one request the upstream received in this test (at `pathname`). */
-  function sent(pathname: string): Seen {
-    const hits = up.seen.filter((x) => x.path === pathname);
-    assert.equal(hits.length, 1, `${pathname}: ${up.seen.map((x) => x.path).join(', ')}`);
-    return hits[0];
-  }
+  const sent = (pathname: string): Seen => sentOnce(up, pathname);
 
   // ---- chat callers ----
 

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { startGateway, type GatewayServer, type StaffClient } from '../helpers/gateway.js';
 import { sendJson, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
 import { relayFixture } from '../helpers/relay-fixtures.js';
-import { RELAY_ENV, relay, relayToken, type RelayReply } from '../helpers/relay.js';
+import { closeRelayTest, relay, RELAY_ENV, relayToken, sentOnce, type RelayReply } from '../helpers/relay.js';
 import { variants } from '../helpers/services.js';
 
 /**
@@ -118,22 +118,12 @@ describe('relay: legacy completions, moderations and rerank over HTTP [sqlite]',
     await add('xinference', 47, '/xinf', 'xinf-reranker');
     await add('moonshot', 25, '/moonshot', 'moonshot-reranker');
   });
-  after(async () => {
-    if (s) {
-      assert.ok(!s.everything().includes(KEY), 'an upstream key leaked into an answer or a log line');
-      await s.close();
-    }
-    await up?.close();
-  });
+  after(() => closeRelayTest(s, up, KEY));
   beforeEach(() => {
     up.seen.length = 0;
   });
 
-  function sent(pathname: string): Seen {
-    const hits = up.seen.filter((x) => x.path === pathname);
-    assert.equal(hits.length, 1, `${pathname}: ${up.seen.map((x) => x.path).join(', ')}`);
-    return hits[0]!;
-  }
+  const sent = (pathname: string): Seen => sentOnce(up, pathname);
 
   const sdk = async () => new OpenAI({ baseURL: `${s.url}/relay/v1`, apiKey: await relayToken(), maxRetries: 0, timeout: 10_000 });
 

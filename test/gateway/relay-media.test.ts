@@ -6,7 +6,7 @@ import OpenAI, { toFile } from 'openai';
 import { Response } from 'undici';
 import { startGateway, type GatewayServer } from '../helpers/gateway.js';
 import { sendJson, startFakeUpstream, type FakeUpstream, type Seen } from '../helpers/fake-upstream.js';
-import { RELAY_ENV, relay, relayToken } from '../helpers/relay.js';
+import { closeRelayTest, relay, RELAY_ENV, relayToken } from '../helpers/relay.js';
 import { variants } from '../helpers/services.js';
 
 /**
@@ -101,13 +101,7 @@ describe('relay media: image generation, speech and transcription through OpenAI
     await add('cut', 1, '/cut', 'gpt-4.1');
     client = new OpenAI({ baseURL: `${s.url}/relay/v1`, apiKey: await relayToken(), maxRetries: 0 });
   });
-  after(async () => {
-    if (s) {
-      assert.ok(!s.everything().includes(KEY), 'an upstream key leaked into an answer or a log line');
-      await s.close();
-    }
-    await up?.close();
-  });
+  after(() => closeRelayTest(s, up, KEY));
   beforeEach(() => {
     up.seen.length = 0;
     forms.length = 0;

@@ -1,4 +1,7 @@
+import assert from 'node:assert/strict';
 import { signWorkloadToken, type WorkloadKey } from '../../src/kit/crypto/workload-token.js';
+import type { FakeUpstream, Seen } from './fake-upstream.js';
+import type { GatewayServer } from './gateway.js';
 import { readReply } from './http.js';
 
 /** The HS256 key the test gateways accept for the relay's internal API. */
@@ -58,4 +61,20 @@ export async function relay(baseUrl: string, path: string, body: unknown, opts: 
 /** The text of a chat stream's content deltas. */
 export function streamedText(events: any[]): string {
   return events.map((e) => e?.choices?.[0]?.delta?.content ?? '').join('');
+}
+
+/** The one request the fake upstream received at `pathname` since it was last cleared. */
+export function sentOnce(up: FakeUpstream, pathname: string): Seen {
+  const hits = up.seen.filter((x) => x.path === pathname);
+  assert.equal(hits.length, 1, `${pathname}: ${up.seen.map((x) => x.path).join(', ')}`);
+  return hits[0]!;
+}
+
+/** Ends a relay test file: the upstream key never reached an answer or a log line, then the gateway and the upstream close. */
+export async function closeRelayTest(s: GatewayServer | undefined, up: FakeUpstream | undefined, key: string) {
+  if (s) {
+    assert.ok(!s.everything().includes(key), 'an upstream key leaked into an answer or a log line');
+    await s.close();
+  }
+  await up?.close();
 }
