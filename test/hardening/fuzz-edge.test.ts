@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { edgeWireShapeOf } from '../../src/contract/wire-errors.js';
 import { edgeOperations } from '../../src/edge/app.js';
 import { parseCredential } from '../../src/edge/keys/credentials.js';
 import { signWorkloadToken } from '../../src/kit/crypto/workload-token.js';
@@ -23,11 +24,13 @@ for (const variant of fuzzVariants()) {
       let workload = await customerToken();
       const forged = await customerToken('another-secret-0123456789abcdef-0123456789');
       let n = 0;
+      const ops = edgeOperations().filter((o) => o.state === 'implemented' || o.state === 'placeholder');
+      const methods = new Map(ops.map((o) => [o.spec.id, o.spec.method]));
       target = {
         service: 'edge',
         baseUrl: s.url,
         // E01–E06, ER01 and the placeholder routes (EP01–EP12), which answer 501 after the credential check.
-        ops: edgeOperations().filter((o) => o.state === 'implemented' || o.state === 'placeholder'),
+        ops,
         identities: [
           { name: 'anonymous', headers: () => ({}) },
           { name: 'unknown key', headers: () => ({ authorization: 'Bearer svc_sk_AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' }) },
@@ -36,8 +39,9 @@ for (const variant of fuzzVariants()) {
           { name: 'forged workload', headers: () => ({ authorization: `Bearer ${forged}` }) },
         ],
         bodyLimit: s.ctx.config.bodyLimitBytes,
-        errorShape: 'openai',
-        allowed5xx: { api_not_implemented: 'SPEC: placeholder routes answer 501', admission_disabled: 'SPEC: 503 when PUBLIC_ADMISSION_MODE=disabled', customer_unavailable: 'ER01: the port cannot serve the method here (prices need the gateway, which this edge has not)' },
+        // Each path answers in its caller format's error shape (Anthropic's, Google's, else OpenAI's).
+        errorShape: (op, path) => edgeWireShapeOf(methods.get(op)!, path),
+        allowed5xx: { api_not_implemented: 'SPEC: placeholder routes answer 501', admission_disabled: 'SPEC: 503 when PUBLIC_ADMISSION_MODE=disabled', customer_unavailable: 'ER01: the port cannot serve the method here (prices need the gateway, which this edge has not)', service_unavailable: 'no gateway relay is configured in this set-up: a call that passes admission cannot be relayed' },
         secrets: () => [key, parseCredential(key)!.secret, SECRET, workload, forged],
         logText: () => s.log.text(),
         known: { publicModelId: 'gpt-test', method: 'balance' },

@@ -69,8 +69,8 @@ for (const variant of fuzzVariants()) {
           { name: 'forged workload', headers: () => ({ authorization: `Bearer ${forged}` }) },
         ],
         bodyLimit: s.ctx.config.gateway.relay.maxRequestBytes,
-        // GR05 answers in Anthropic's error shape, GR06 in Google's (the code in a header); the rest in OpenAI's.
-        errorShape: (op) => (op === 'GR05' ? 'anthropic' : op === 'GR06' ? 'gemini' : 'openai'),
+        // GR05 and GR09 answer in Anthropic's error shape, GR06 in Google's (the code in a header); the rest in OpenAI's.
+        errorShape: (op) => (op === 'GR05' || op === 'GR09' ? 'anthropic' : op === 'GR06' ? 'gemini' : 'openai'),
         allowed5xx: {
           relay_upstream_error: 'the channel\'s upstream failed', relay_upstream_timeout: 'upstream timeout', relay_upstream_unreachable: 'upstream unreachable',
           relay_upstream_bad_response: 'upstream answer not understood', relay_no_channel: 'no channel serves the model', relay_model_unpriced: 'the model has no price',

@@ -23,7 +23,7 @@ export interface FuzzTarget {
   identities: Identity[];
   bodyLimit: number;
   /** The error body shape, for every operation or per operation id. */
-  errorShape: ErrorShape | ((op: string) => ErrorShape);
+  errorShape: ErrorShape | ((op: string, path: string) => ErrorShape);
   /** Error codes allowed with a status >= 500, each with the reason the spec gives. */
   allowed5xx: Record<string, string>;
   /** Codes whose status is not the catalog's but another system's (an upstream's, kept), with the reason. */
@@ -46,13 +46,15 @@ export interface FuzzTarget {
  */
 export type ErrorShape = 'envelope' | 'openai' | 'anthropic' | 'gemini';
 
-const shapeOf = (t: FuzzTarget, op: string): ErrorShape => (typeof t.errorShape === 'function' ? t.errorShape(op) : t.errorShape);
+/** The shape by the operation, and by the path the server sees (a fuzzed path parameter such as `..` can lead elsewhere). */
+const shapeOf = (t: FuzzTarget, c: FuzzCase): ErrorShape => (typeof t.errorShape === 'function' ? t.errorShape(c.op, new URL(c.url, 'http://x').pathname) : t.errorShape);
 
 /** The catalog code of an error answer in its shape. */
 function codeOf(shape: ErrorShape, json: any, headers: Record<string, unknown>): unknown {
   if (shape === 'envelope') return json?.code;
   if (shape === 'openai') return json?.error?.code;
-  return headers['x-relay-error-code'];
+  // The vendors' shapes have no code field: the relay sends it in x-relay-error-code, the edge in x-error-code.
+  return headers['x-relay-error-code'] ?? headers['x-error-code'];
 }
 
 /** What is wrong with the error body's shape, or null. */
@@ -128,7 +130,7 @@ export async function fuzz(t: FuzzTarget): Promise<FuzzResult> {
             const r = await send(t, c, identity);
             const bucket = `${Math.floor(r.status / 100)}xx`;
             result.byStatus[bucket] = (result.byStatus[bucket] ?? 0) + 1;
-            const shape = shapeOf(t, c.op);
+            const shape = shapeOf(t, c);
             const why = judge(t, shape, r, t.secrets());
             if (why) fail(c, identity.name, why);
             else if (r.status >= 500) {
