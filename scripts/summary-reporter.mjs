@@ -1,6 +1,7 @@
 // node:test reporter that counts leaf tests. The count is written synchronously to TEST_SUMMARY_FILE after
 // every result (so --test-force-exit cannot lose it); scripts/test.mjs prints it as the closing line
-// "N passed, N failed, N skipped".
+// "N passed, N failed, N skipped". The slowest files' times go to TEST_SUMMARY_FILE.slow (the run's time budget
+// is watched with them).
 import fs from 'node:fs';
 
 export default async function* summary(source) {
@@ -8,8 +9,20 @@ export default async function* summary(source) {
   let failed = 0;
   let skipped = 0;
   const file = process.env.TEST_SUMMARY_FILE;
+  // Each file's wall time: from its first event to its last, as this reporter sees them.
+  const spans = new Map();
   for await (const event of source) {
+    const at = event.data?.file;
+    if (at) {
+      const span = spans.get(at) ?? { from: Date.now(), to: 0 };
+      span.to = Date.now();
+      spans.set(at, span);
+    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (file && event.data.nesting === 0) {
+      const slowest = [...spans].map(([f, s]) => [f, s.to - s.from]).sort((a, b) => b[1] - a[1]).slice(0, 12);
+      fs.writeFileSync(`${file}.slow`, slowest.map(([f, ms]) => `${(ms / 1000).toFixed(1).padStart(6)} s  ${f}`).join('\n') + '\n');
+    }
     if (event.data.details?.type === 'suite') continue;
     if (event.data.skip || event.data.todo) skipped++;
     else if (event.type === 'test:pass') passed++;

@@ -47,6 +47,7 @@ function run(list, env, name) {
     { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', TEST_SUMMARY_FILE: summaryFile, ...env } },
   );
   const text = fs.existsSync(summaryFile) ? fs.readFileSync(summaryFile, 'utf8') : '0 passed, 1 failed, 0 skipped';
+  if (fs.existsSync(`${summaryFile}.slow`)) console.log(`slowest test files (${name}):\n${fs.readFileSync(`${summaryFile}.slow`, 'utf8')}`);
   return { status: result.status ?? 1, counts: (text.match(/\d+/g) ?? ['0', '1', '0']).map(Number) };
 }
 
