@@ -9,18 +9,13 @@ export default async function* summary(source) {
   let failed = 0;
   let skipped = 0;
   const file = process.env.TEST_SUMMARY_FILE;
-  // Each file's wall time: from its first event to its last, as this reporter sees them.
-  const spans = new Map();
+  // Each file's time: the sum of its top-level tests and suites (a suite's includes its hooks).
+  const perFile = new Map();
   for await (const event of source) {
-    const at = event.data?.file;
-    if (at) {
-      const span = spans.get(at) ?? { from: Date.now(), to: 0 };
-      span.to = Date.now();
-      spans.set(at, span);
-    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
-    if (file && event.data.nesting === 0) {
-      const slowest = [...spans].map(([f, s]) => [f, s.to - s.from]).sort((a, b) => b[1] - a[1]).slice(0, 12);
+    if (file && event.data.nesting === 0 && event.data.file) {
+      perFile.set(event.data.file, (perFile.get(event.data.file) ?? 0) + (event.data.details?.duration_ms ?? 0));
+      const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 12);
       fs.writeFileSync(`${file}.slow`, slowest.map(([f, ms]) => `${(ms / 1000).toFixed(1).padStart(6)} s  ${f}`).join('\n') + '\n');
     }
     if (event.data.details?.type === 'suite') continue;
