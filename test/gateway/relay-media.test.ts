@@ -99,6 +99,9 @@ describe('relay media: image generation, speech and transcription through OpenAI
     await add('azure', 3, '/azure', 'dall-e-3,tts-az,whisper-az', { model_mapping: JSON.stringify({ 'dall-e-3': 'dalle3-prod', 'tts-az': 'tts-prod', 'whisper-az': 'whisper-prod' }), other: '2024-06-01' });
     await add('anthropic', 14, '/anthropic', 'claude-draw');
     await add('cut', 1, '/cut', 'gpt-4.1');
+    // Group 'mixed': three channels that cannot draw, tried first, and one that can.
+    for (const n of [1, 2, 3]) await add(`claude-${n}`, 14, '/anthropic', 'dall-e-2', { group: 'mixed', priority: 10 });
+    await add('openai-mixed', 1, '/openai', 'dall-e-2', { group: 'mixed', priority: 0 });
     client = new OpenAI({ baseURL: `${s.url}/relay/v1`, apiKey: await relayToken(), maxRetries: 0 });
   });
   after(() => closeRelayTest(s, up, KEY));
@@ -234,6 +237,18 @@ describe('relay media: image generation, speech and transcription through OpenAI
     assert.equal(sent[0]!.url.searchParams.get('api-version'), '2024-06-01');
     assert.equal(forms[0]!.form.get('model'), 'whisper-prod');
     assert.ok(Buffer.from(await (forms[0]!.form.get('file') as File).arrayBuffer()).equals(AUDIO));
+  });
+
+  test('channels that cannot serve the call spend no retry: the one that can still serves it after three that cannot', async () => {
+    const mixed = new OpenAI({ baseURL: `${s.url}/relay/v1`, apiKey: await relayToken({ group: 'mixed' }), maxRetries: 0 });
+    const id = nextId();
+    const r = await mixed.images.generate({ model: 'dall-e-2', prompt: 'a kite', n: 1, size: '256x256' }, withId(id));
+    assert.equal(r.data?.length, 1);
+    assert.equal(up.to('/openai/v1/images/generations').length, 1);
+    assert.equal(up.to('/anthropic/v1/images/generations').length, 0, 'nothing is sent to a channel that cannot draw');
+    const sum = await summary(id);
+    assert.equal(sum.status, 200);
+    assert.equal(sum.attempts.length, 4, JSON.stringify(sum.attempts));
   });
 
   test('refusals before any upstream request: a model of another family, a streamed image, a form without its file', async () => {

@@ -98,9 +98,11 @@ export class RelayEngine implements RelayPort {
     let last: { failure: AttemptFailure; leg: Leg | null } | null = null;
     const legs = legsOf(this.d, call.caller.group, plan.model, sticky?.channel_id ?? null, sticky?.skip_retry_on_failure === true);
     let failedWith: number | undefined;
+    // Tries that reached (or tried to reach) an upstream: a channel that cannot serve the call spends no retry.
+    let tries = 0;
     for (let next = await legs.next(); !next.done; next = await legs.next(failedWith)) {
       const leg = next.value;
-      if (attempts.length > this.d.retries) {
+      if (tries > this.d.retries) {
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         break;
       }
@@ -115,6 +117,7 @@ export class RelayEngine implements RelayPort {
         attempts.push({ channel_id: leg.channel.row.id, key_index: leg.keyIndex, status: failure.status, error_code: failure.code, ms: Math.round(performance.now() - leg.startedAt) });
         last = { failure, leg };
         failedWith = failure.status || undefined;
+        if (failure.kind !== 'unsupported') tries++;
         if (leg.probe) await this.d.breaker.endProbe(leg.probe);
         if (failure.kind === 'internal') {
           this.internalError(failure, leg);
@@ -124,7 +127,7 @@ export class RelayEngine implements RelayPort {
         if (failure.kind !== 'local') await this.afterFailure(leg, failure, affinityRequest, sticky?.channel_id ?? null);
         if (!failure.retryable) break;
         // Before the next leg is chosen: a pause or an opened breaker set during the wait is seen.
-        if (attempts.length <= this.d.retries) await backoff(attempts.length, this.d.backoff, call.signal);
+        if (failure.kind !== 'unsupported' && tries <= this.d.retries) await backoff(tries, this.d.backoff, call.signal);
       }
     }
     if (!last) {
