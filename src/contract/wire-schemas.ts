@@ -110,6 +110,15 @@ export const Model = Type.Object({ id: Str, object: Type.Literal('model'), creat
 /** The OpenAI model list (the edge's enabled public models). */
 export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) }, { $id: 'ModelList' });
 
+/** A model as Anthropic's models API shows it (what Claude Code and the Anthropic SDK read). */
+export const AnthropicModel = Type.Object({ type: Type.Literal('model'), id: Str, display_name: Str, created_at: Str }, { $id: 'AnthropicModel' });
+
+/** Anthropic's model list: one page, every model. */
+export const AnthropicModelList = Type.Object({ data: Type.Array(AnthropicModel), has_more: Type.Boolean(), first_id: Type.Union([Str, Type.Null()]), last_id: Type.Union([Str, Type.Null()]) }, { $id: 'AnthropicModelList' });
+
+/** Gemini's model list (`name` is `models/{id}`, as Google answers). */
+export const GeminiModelList = Type.Object({ models: Type.Array(Type.Object({ name: Str, displayName: Str, supportedGenerationMethods: Type.Array(Str) }, open)) }, { ...open, $id: 'GeminiModelList' });
+
 /** A prompt's token count: Anthropic's count_tokens answer. */
 export const AnthropicTokenCount = Type.Object({ input_tokens: Int }, { $id: 'AnthropicTokenCount' });
 

@@ -24,6 +24,7 @@ import { memoryInFlight, redisInFlight } from '../kit/ratelimit/inflight.js';
 import { relayFor } from './relay/port.js';
 import { SyncCalls } from './calls/service.js';
 import { openaiRoutes } from './openai/routes.js';
+import { modelRoutes } from './models/routes.js';
 import { anthropicRoutes } from './anthropic/routes.js';
 import { geminiRoutes } from './gemini/routes.js';
 import { mediaRoutes } from './openai/media-routes.js';
@@ -95,6 +96,7 @@ function routesOf(ctx: EdgeContext, services: Services): OperationImpl<any>[] {
     ...admissionRoutes(ctx, services.admission, services.calls),
     ...runRoutes(ctx),
     ...openaiRoutes(ctx, services.calls),
+    ...modelRoutes(ctx),
     ...anthropicRoutes(ctx, services.calls),
     ...geminiRoutes(ctx, services.calls),
     ...mediaRoutes(ctx, services.calls),

@@ -9,7 +9,8 @@ import { wireShapeOf } from './wire-errors.js';
 
 /**
  * The key of a request where its caller format's clients send it, besides `Authorization: Bearer`:
- * Anthropic's `x-api-key`, Google's `x-goog-api-key` or `?key=` (which win over the bearer, as in new-api).
+ * Anthropic's `x-api-key`, Google's `x-goog-api-key` or `?key=` (which win over the bearer, as in new-api);
+ * the model list and model (GET /v1/models…) take any of them.
  * null: none there.
  */
 function vendorKeyOf(req: FastifyRequest): string | null {
@@ -18,8 +19,11 @@ function vendorKeyOf(req: FastifyRequest): string | null {
     const v = req.headers[name];
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
   };
+  // The model list and model answer every vendor's client (models/routes.ts), as new-api's do.
+  const models = req.method === 'GET' && /^\/v1\/models(\/|\?|$)/.test(req.url);
   if (shape === 'anthropic') return header('x-api-key');
-  if (shape !== 'gemini') return null;
+  if (models && header('x-api-key')) return header('x-api-key');
+  if (shape !== 'gemini' && !models) return null;
   const query = (req.query as { key?: unknown } | undefined)?.key;
   return header('x-goog-api-key') ?? (typeof query === 'string' && query !== '' ? query : null);
 }

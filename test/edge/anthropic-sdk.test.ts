@@ -117,6 +117,24 @@ for (const link of ['in process', 'over HTTP'] as const) {
       });
     }
 
+    test("the model list and a model in Anthropic's shape (anthropic-version, with x-api-key or a bearer)", async () => {
+      const ids: string[] = [];
+      for await (const m of client.models.list()) {
+        assert.deepEqual([m.type, m.display_name, Number.isNaN(Date.parse(m.created_at))], ['model', m.id, false]);
+        ids.push(m.id);
+      }
+      for (const [model] of CHANNELS) assert.ok(ids.includes(model), `${model} is listed`);
+      const one = await client.models.retrieve(CHANNELS[0][0]);
+      assert.deepEqual([one.type, one.id], ['model', CHANNELS[0][0]]);
+      const unknown = await client.models.retrieve('no-such-model').catch((e) => e);
+      assert.ok(unknown instanceof Anthropic.NotFoundError, String(unknown));
+      const byHeader = await st.edge.request('GET', '/v1/models', { headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } });
+      assert.deepEqual([byHeader.status, byHeader.json.first_id, byHeader.json.has_more], [200, ids[0], false], byHeader.text);
+      // Without anthropic-version, the same key answers OpenAI's list.
+      const plain = await st.edge.request('GET', '/v1/models', { headers: { 'x-api-key': key } });
+      assert.deepEqual([plain.status, plain.json.object], [200, 'list'], plain.text);
+    });
+
     test("Claude Code's way: ?beta=true, Authorization: Bearer, anthropic-version and anthropic-beta passed to the Anthropic channel", async () => {
       const bearer = new Anthropic({ baseURL: st.edge.url, authToken: key, apiKey: null, maxRetries: 0, defaultHeaders: { 'anthropic-version': '2024-10-22' } });
       const m = await bearer.beta.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], betas: ['claude-code-20250219'] });

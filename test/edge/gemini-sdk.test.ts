@@ -105,6 +105,19 @@ for (const link of ['in process', 'over HTTP'] as const) {
       });
     }
 
+    test("the model list in Gemini's shape under /v1 and /v1beta (x-goog-api-key or ?key=)", async () => {
+      for (const [version, client] of clients) {
+        const names: string[] = [];
+        for await (const m of await client.models.list()) names.push(m.name!);
+        for (const [model] of CHANNELS) assert.ok(names.includes(`models/${model}`), `${version}: ${model} is listed`);
+      }
+      const byQuery = await st.edge.request('GET', `/v1beta/models?key=${encodeURIComponent(key)}`);
+      assert.equal(byQuery.status, 200, byQuery.text);
+      assert.ok(byQuery.json.models.every((m: { supportedGenerationMethods: string[] }) => m.supportedGenerationMethods.includes('generateContent')));
+      const wrong = await st.edge.request('GET', '/v1beta/models', { headers: { 'x-goog-api-key': 'svc_sk_wrong' } });
+      assert.deepEqual([wrong.status, wrong.json.error.status], [401, 'UNAUTHENTICATED']);
+    });
+
     test('the key in ?key= works as in x-goog-api-key, and is never logged', async () => {
       const r = await st.edge.request('POST', `/v1beta/models/gemini:generateContent?key=${encodeURIComponent(key)}`, { body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } });
       assert.equal(r.status, 200, r.text);

@@ -1,13 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_MODERATION_MODEL } from '../../contract/relay.js';
 import { implement } from '../../contract/types.js';
-import { AppError } from '../../kit/http/errors.js';
-import { identityOf } from '../auth.js';
-import { answerCall, checkAdmission } from '../calls/answer.js';
+import { answerCall } from '../calls/answer.js';
 import type { SyncCalls } from '../calls/service.js';
 import type { EdgeContext } from '../context.js';
-import { listModels, modelOf } from '../models/store.js';
-import { ChatCompletion, EmbeddingList, Model, ModelList, ModerationResult, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
+import { ChatCompletion, EmbeddingList, ModerationResult, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
 import { edgeErrors } from '../schemas.js';
 
 const MODEL = Type.String({ minLength: 1, maxLength: 128 });
@@ -48,10 +45,7 @@ const ANSWERS = {
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
 };
 
-/** A public model as OpenAI's model object. */
-const modelObject = (m: { public_model_id: string; updated_at: number | bigint | string }) => ({ id: m.public_model_id, object: 'model', created: Number(m.updated_at), owned_by: 'system' });
-
-/** E04–E06, E11–E14: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
+/** E04, E05, E12–E14: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
 export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
   const bodyLimit = ctx?.config.edge.runs.maxRequestBytes;
   return [
@@ -70,32 +64,5 @@ export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
       },
     }),
     implement('E14', { answers: ANSWERS.rerank, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.rerank }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'rerank' }, req, reply) }),
-    implement('E06', {
-      answers: { 200: { description: 'The enabled public models', schema: ModelList } },
-      errors: edgeErrors.models,
-      noStore: true,
-      handler: async (req) => {
-        checkAdmission(ctx);
-        // A token with model_limits sees only the models it may call (as new-api's /v1/models).
-        const allowed = identityOf(req).token?.models;
-        const models = (await listModels(ctx.db, true)).filter((m) => !allowed || allowed.has(m.public_model_id));
-        return { object: 'list', data: models.map(modelObject) };
-      },
-    }),
-    implement('E11', {
-      answers: { 200: { description: 'The enabled public model', schema: Model } },
-      errors: edgeErrors.model,
-      noStore: true,
-      schema: { params: Type.Object({ id: MODEL }) },
-      handler: async (req) => {
-        checkAdmission(ctx);
-        const id = req.params.id;
-        // Outside the token's model_limits, or disabled, is the same answer as unknown (nothing is told).
-        const allowed = identityOf(req).token?.models;
-        const model = allowed && !allowed.has(id) ? undefined : await modelOf(ctx.db, id);
-        if (!model || !model.enabled) throw new AppError('model_not_found', { params: { model: id, field: 'model' } });
-        return modelObject(model);
-      },
-    }),
   ];
 }
