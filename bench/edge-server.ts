@@ -8,7 +8,14 @@
  *              SQLite in BENCH_DIR: a gateway channel (created through the staff API, as bench/relay-gateway.ts
  *              does) to the fake upstream BENCH_UPSTREAM_URL, `gpt-4o-mini` priced, the edge using the
  *              gateway's relay in process; the public model `gpt-4o-mini`, one owner with a key (issued by
- *              the key service) and a credited wallet; reports {url, token}
+ *              the key service) and a credited wallet; reports {url, token}. With EDGE_DATABASE_URL the
+ *              edge uses that database instead, which the bench made beforehand (model, owners, keys,
+ *              wallets: bench/edge-db.ts), and nothing is added to it; several processes may share it
+ *   fastify    no database: the kit's HTTP app as the edge builds it (createHttpApp with the edge's options and
+ *              error renderer, its request id, request log and metrics hooks) with one trivial route
+ *              `POST /v1/chat/completions` (a JSON body schema of the chat's shape) answering a fixed chat
+ *              completion, and beside it in the same process a node:http server that parses the same body
+ *              and answers the same bytes; reports {url (Fastify), httpUrl}
  * PUBLIC_ADMISSION_MODE=controlled, the per-key rate limit and the per-owner call cap at their maximum (one
  * key carries the whole load). Reports {url} over IPC when listening; stops on "stop" or when the parent goes.
  */
@@ -34,12 +41,21 @@ async function main() {
     const config = loadConfig({ ...common, SERVICES: 'edge', DATA_DIR: process.env.BENCH_DIR!, EDGE_DATABASE_URL: process.env.EDGE_DATABASE_URL! });
     runtime = createRuntime(config, fs.createWriteStream('/dev/null') as never);
     apps.push((await buildEdgeApp(config, runtime, null)).app);
+  } else if (mode === 'fastify') {
+    const config = loadConfig({ ...common, SERVICES: 'edge', DATA_DIR: process.env.BENCH_DIR! });
+    runtime = createRuntime(config, fs.createWriteStream('/dev/null') as never);
+    const { fastifyCycle } = await import('./edge-fastify.js');
+    const cycle = await fastifyCycle(config, runtime);
+    apps.push(cycle.app);
+    report.httpUrl = cycle.httpUrl;
   } else if (mode === 'e2e') {
     const { buildGatewayApp } = await import('../src/gateway/app.js');
     const { setModel } = await import('../src/edge/models/store.js');
     const { credit } = await import('../src/edge/wallets/store.js');
+    const prepared = process.env.EDGE_DATABASE_URL;
     const config = loadConfig({
       ...common,
+      ...(prepared ? { EDGE_DATABASE_URL: prepared } : {}),
       SERVICES: 'gateway,edge',
       DATA_DIR: process.env.BENCH_DIR!,
       GATEWAY_MODEL_UPDATE_INTERVAL_MINUTES: '0',
@@ -62,14 +78,20 @@ async function main() {
     if (res.status !== 200) throw new Error(`creating the channel answered ${res.status}: ${await res.text()}`);
     apps.push(gateway.app);
     const edge = await buildEdgeApp(config, runtime, gateway.relay.engine);
+    apps.push(edge.app);
+    if (prepared) return listen(apps, runtime, report);
     await setModel(edge.ctx.db, 'gpt-4o-mini', { reserveAmount: 100, enabled: true, gatewayModel: null, group: 'default', overdraft: 0 });
     const key = await edge.services.keys.issue('bench-e2e');
     await credit(edge.ctx.db, (await edge.services.keys.authenticate(key.token))!.ownerId, 1e15);
     report.token = key.token;
-    apps.push(edge.app);
   } else {
-    throw new Error(`BENCH_EDGE_MODE must be admission or e2e, not ${String(mode)}`);
+    throw new Error(`BENCH_EDGE_MODE must be admission, e2e or fastify, not ${String(mode)}`);
   }
+  await listen(apps, runtime, report);
+}
+
+/** Listens with the last app (the edge's), reports its url and what else the mode reported, stops on "stop". */
+async function listen(apps: FastifyInstance[], runtime: { close(): Promise<void> }, report: Record<string, unknown>) {
   const edgeApp = apps.at(-1)!;
   await edgeApp.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(edgeApp.server.address() as { port: number }).port}`;
