@@ -138,7 +138,7 @@ async function shape(proxies: Proxy[], stream: boolean, lines: string[]): Promis
   if ([...full.flat(), ...single.flat()].some((f) => f.failed > 0)) lines.push('some requests failed (FAILED above): those figures are not valid');
   const addedP50 = (round: Figures[]) => round[1]!.p50 - round[0]!.p50;
   return [
-    judge({ name: `${kind}: relay / floor req/s`, ratio: (r) => r[1]!.rps / r[0]!.rps, goal: 0.8, kind: 'min', rounds: full }),
+    judge({ name: `${kind}: relay / floor req/s`, ratio: (r) => r[1]!.rps / r[0]!.rps, goal: 0.7, kind: 'min', rounds: full }),
     judge({ name: `${kind}: relay / Portkey req/s`, ratio: (r) => r[1]!.rps / r[2]!.rps, goal: 1.5, kind: 'min', rounds: full }),
     judge({ name: `${kind}: added p50 ms, ${LOAD.connections} conn.`, ratio: addedP50, goal: 1, kind: 'max', rounds: full }),
     judge({ name: `${kind}: added p50 ms, 1 conn.`, ratio: addedP50, goal: 1, kind: 'max', rounds: single }),
