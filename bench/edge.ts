@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { alternate, BENCH_DIR, dropSchema, HEADER, LOAD, measureFor, startChild, type BenchRequest, type ServerChild, type Slice, runWhenMain } from './lib.js';
-import { judge, rateRatio, verdictLines, type Verdict } from './targets.js';
+import { docsTable, judge, rateRatio, verdictLines, type Verdict } from './targets.js';
 import { postgresMissing, prepareDatabase, schemaUrl, WALLETS } from './edge-db.js';
 import { chatPart, cpuLine, PROCESS_WARMUP, ROUNDS, rows } from './edge-chat.js';
 import { postgresPart } from './edge-scale.js';
@@ -96,6 +96,7 @@ async function admission(kind: string, urls: { floor: string; edge: string }, da
 }
 
 export async function edgeBench(): Promise<string[]> {
+  const loadAverage = os.loadavg();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-edge-'));
   const schemas = { floor: schemaUrl('bench_edge_floor'), edge: schemaUrl('bench_edge_admission'), chat: schemaUrl('bench_edge_e2e') };
   const wallets = WALLETS.toLocaleString('en-US');
@@ -129,7 +130,7 @@ export async function edgeBench(): Promise<string[]> {
       verdicts.push(...(await chatPart(e2eDir, lines, PARTS.has('latency'))));
     }
     if (PARTS.has('chat-postgres') && !missing) verdicts.push(...(await postgresPart(schemas.chat, path.join(dataDir, 'e2e-postgres'), lines)));
-    if (verdicts.length) lines.push('', ...verdictLines(verdicts));
+    if (verdicts.length) lines.push('', ...verdictLines(verdicts), '', 'for docs/performance.md (edge):', ...docsTable(verdicts, loadAverage));
     return lines;
   } finally {
     if (usesPostgres && !missing) await dropAll();

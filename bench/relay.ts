@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Pool } from 'undici';
 import { signWorkloadToken } from '../src/kit/crypto/workload-token.js';
 import { alternate, BENCH_DIR, combine, HEADER, LOAD, measureFor, row, startChild, stealMeter, type Figures, type ServerChild, type Slice, runWhenMain } from './lib.js';
-import { judge, verdictLines, type Verdict } from './targets.js';
+import { docsTable, judge, verdictLines, type Verdict } from './targets.js';
 
 const PEER_DIR = path.join(BENCH_DIR, 'peers', 'portkey');
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? LOAD.rounds);
@@ -147,6 +147,7 @@ async function shape(proxies: Proxy[], stream: boolean, lines: string[]): Promis
 
 export async function relayBench(): Promise<string[]> {
   ensurePortkeyInstalled();
+  const loadAverage = os.loadavg();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-relay-'));
   const children: ServerChild[] = [];
   const start = async (label: string, args: string[], env: Record<string, string> = {}) => {
@@ -178,7 +179,7 @@ export async function relayBench(): Promise<string[]> {
       HEADER.replace(' × bare', '× floor'),
     ];
     const verdicts = [...(await shape(proxies, false, lines)), ...(await shape(proxies, true, lines))];
-    lines.push('', ...verdictLines(verdicts), '');
+    lines.push('', ...verdictLines(verdicts), '', 'for docs/performance.md (relay):', ...docsTable(verdicts, loadAverage), '');
     lines.push(...(await holdStreams(proxies[1]!.url, gateway.child.pid!)));
     return lines;
   } finally {

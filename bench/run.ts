@@ -5,8 +5,9 @@
  * (bench/revocation.ts; skipped when they are not reachable), the gateway cases when bench/gateway.ts exists
  * (it exports `gatewayBench(): Promise<string[]>`), G33 over 1,000 channels against a fake upstream
  * (bench/channel-tests.ts), the relay against a bare proxy and Portkey (bench/relay.ts), the relay's failover
- * through flapping upstreams beside Portkey's fallback and retries (bench/chaos.ts), and the edge's
- * admission and chat completions against floors written by hand (bench/edge.ts), and start-up and CLI times
+ * through flapping upstreams beside Portkey's fallback and retries (bench/chaos.ts), the edge's
+ * admission against a floor written by hand and its chat completions against the bare proxy and Portkey, on
+ * SQLite and on PostgreSQL with one and two instances and a ledger check (bench/edge.ts), and start-up and CLI times
  * of the compiled build beside `node -e 0` (bench/startup.ts).
  * `npx tsx bench/run.ts account peer` (or BENCH_ONLY=account,peer) runs only the sections named. See
  * docs/performance.md.

@@ -61,7 +61,8 @@ export function verdictLines(verdicts: Verdict[]): string[] {
 }
 
 /**
- * A Markdown table (header and one row) for docs/performance.md ("Issue 15"): when (UTC), the load average,
+ * A Markdown table (header and one row) for docs/performance.md ("Issue 15", the relay's and the edge's issue 33
+ * figures): when (UTC), the load average,
  * then per target its mean ratio, verdict and [host steal].
  */
 export function docsTable(verdicts: Verdict[], loadAverage: number[]): string[] {
