@@ -108,7 +108,7 @@ export const CUSTOMER_PORT_WIRE = {
   redeem: { args: [Num, Str] },
   topups: { args: [Num, Page] },
   pricing: { args: [] },
-  models: { args: [Num] },
+  models: { args: [Num, Str] },
 } satisfies Record<CallableMethod, MethodWire>;
 
 export type CustomerMethod = keyof typeof CUSTOMER_PORT_WIRE;

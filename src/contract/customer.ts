@@ -266,8 +266,8 @@ export interface CustomerPort {
   // Prices
   /** Every enabled public model's prices and the group ratios. */
   pricing(): Promise<Pricing>;
-  /** The public model ids a user may call (every enabled public model). */
-  models(userId: number): Promise<string[]>;
+  /** The public model ids a user may call (every enabled public model), or those of one channel group ('' for all). */
+  models(userId: number, group: string): Promise<string[]>;
 
   // The playground (new-api's /pg/chat/completions)
   /**

@@ -270,8 +270,11 @@ eachDatabase('customer ledger: usage log, statistics, hourly usage and prices (e
 
   test("prices: the edge's enabled public models at the gateway's ratios, through the in-process relay", async () => {
     assert.deepEqual(await ledger.pricing(), EXPECTED_PRICING);
-    assert.deepEqual(await ledger.models(7), ['chat', 'embed', 'free', 'gpt-4o']);
-    await refusal(ledger.models(-1), 'invalid');
+    assert.deepEqual(await ledger.models(7, ''), ['chat', 'embed', 'free', 'gpt-4o']);
+    assert.deepEqual(await ledger.models(7, 'default'), ['chat', 'free'], 'one channel group\'s models');
+    assert.deepEqual(await ledger.models(7, 'vip'), ['embed']);
+    assert.deepEqual(await ledger.models(7, 'nobody'), []);
+    await refusal(ledger.models(-1, ''), 'invalid');
   });
 
   test('prices over HTTP (GR08 with a workload token); refused without one; no relay: unavailable', async () => {
@@ -291,7 +294,7 @@ eachDatabase('customer ledger: usage log, statistics, hourly usage and prices (e
     await st.gateway.services.ratios.setCurrent({ ...RATIOS, model_price: { 'text-embedding-3-small': 0.01 }, group_ratio: { default: 1, vip: 0.5 } });
     const none = ledgerPart(st.edge.ctx, relayFor(st.edge.ctx.config, null).relay);
     await refusal(none.pricing(), 'unavailable');
-    assert.deepEqual(await none.models(7), ['chat', 'embed', 'free', 'gpt-4o'], 'the model list needs no gateway');
+    assert.deepEqual(await none.models(7, ''), ['chat', 'embed', 'free', 'gpt-4o'], 'the model list needs no gateway');
   });
 
   test('no enabled public model: empty prices without asking the gateway', async () => {
@@ -299,7 +302,7 @@ eachDatabase('customer ledger: usage log, statistics, hourly usage and prices (e
     await st.edge.ctx.db.updateTable('edge_models').set({ enabled: 0 }).execute();
     try {
       assert.deepEqual(await none.pricing(), { models: [], group_ratio: {} });
-      assert.deepEqual(await none.models(7), []);
+      assert.deepEqual(await none.models(7, ''), []);
     } finally {
       await st.edge.ctx.db.updateTable('edge_models').set({ enabled: 1 }).where('public_model_id', '!=', 'hidden').execute();
     }

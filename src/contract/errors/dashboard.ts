@@ -42,6 +42,12 @@ export const dashboardErrors = {
     en: 'The balance cannot go below what running calls hold: {detail}',
     zh: '余额不能低于进行中调用所预留的额度：{detail}',
   },
+  // GET /api/user/models?group= (AP29) naming a group that is not the caller's own (a user has one group here).
+  MODEL_GROUP_DENIED: {
+    status: 200,
+    en: 'You may not use the group {group}: models are listed for your own group only',
+    zh: '无权使用分组 {group}：只能查看你自己分组的模型',
+  },
   // The playground (AP49) answers in OpenAI's shape {error: {message, type, code}} with a real HTTP status.
   PLAYGROUND_GROUP_DENIED: { status: 403, en: 'You may not use the group {group}: the playground calls in your own group', zh: '无权访问分组 {group}：试用只能使用你自己的分组' },
   EDGE_UNAVAILABLE: {

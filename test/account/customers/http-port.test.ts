@@ -144,7 +144,8 @@ eachDatabase('customer port over HTTP', (v) => {
     const q = { page: 1, size: 5 };
     for (const [name, call] of [
       ['pricing', (p: CustomerPort) => p.pricing()],
-      ['models', (p: CustomerPort) => p.models(9)],
+      ['models', (p: CustomerPort) => p.models(9, '')],
+      ['models of a group', (p: CustomerPort) => p.models(9, 'default')],
       ['logs', (p: CustomerPort) => p.logs({ ...q, userId: 9 })],
       ['topups', (p: CustomerPort) => p.topups(9, q)],
       ['listCodes', (p: CustomerPort) => p.listCodes('', q)],

@@ -120,4 +120,24 @@ eachPlacement('customer API: usage and prices', (v, apart) => {
     assert.equal(typeof groups.default.ratio, 'number');
     assert.equal((await c.account.browser().get('/api/user/models')).status, 401);
   });
+
+  test('GET /api/user/models?group= answers the models of that group, only for the caller\'s own group', async () => {
+    assert.equal((await c.st.edge.cli('edge', 'model', 'set', 'vip-model', '--reserve', '100', '--group', 'vip')).error, null);
+    const modelsOf = async (b: Browser, q: string) => (await b.get(`/api/user/models${q}`)).json;
+    const every = (await modelsOf(alice.b, '')).data;
+    assert.ok(every.includes('vip-model') && every.includes('gpt-4o'), JSON.stringify(every));
+    const own = await modelsOf(alice.b, '?group=default');
+    assert.equal(own.success, true, JSON.stringify(own));
+    assert.ok(own.data.includes('gpt-4o') && !own.data.includes('vip-model'), JSON.stringify(own.data));
+    assert.deepEqual((await modelsOf(alice.b, '?group=')).data, every, 'an empty group is every group, as new-api');
+    for (const group of ['vip', 'auto']) {
+      const denied = await alice.b.get(`/api/user/models?group=${group}`);
+      assert.deepEqual([denied.status, denied.json.success, denied.json.code], [200, false, 'MODEL_GROUP_DENIED'], denied.text);
+      assert.match(denied.json.message, new RegExp(group));
+    }
+    assert.equal((await c.root.request('PUT', `/api/user/${mallory.id}/group`, { body: { group: 'vip' } })).json.success, true);
+    assert.deepEqual((await modelsOf(mallory.b, '?group=vip')).data, ['vip-model']);
+    assert.equal((await modelsOf(mallory.b, '?group=default')).code, 'MODEL_GROUP_DENIED');
+    assert.equal((await alice.b.get(`/api/user/models?group=${'x'.repeat(65)}`)).json.code, 'INVALID_PARAMETERS');
+  });
 });

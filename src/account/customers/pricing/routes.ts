@@ -11,8 +11,10 @@ export function pricingRoutes(pricing: PricingService) {
   return [
     implement('AP29', {
       data: Type.Array(Type.String()),
-      errors: EDGE_ERRORS,
-      handler: async (req) => ok(await pricing.models(identityOf(req).userId)),
+      errors: [...EDGE_ERRORS, 'MODEL_GROUP_DENIED'],
+      // new-api's `auto` group is not offered here (no auto groups): refused like any group not the caller's.
+      schema: { querystring: Type.Object({ group: Type.Optional(Type.String({ maxLength: 64 })) }) },
+      handler: async (req) => ok(await pricing.models(identityOf(req).userId, req.query.group)),
     }),
 
     implement('AP30', {

@@ -1,4 +1,5 @@
 import type { ModelPrice } from '../../../contract/customer.js';
+import { AppError } from '../../../kit/http/errors.js';
 import type { EdgeAccess } from '../edge.js';
 
 /** The group of an anonymous visitor of the pricing page (new-api's default group). */
@@ -38,9 +39,13 @@ export function createPricingService(edge: EdgeAccess, users: UserGroupOf) {
       };
     },
 
-    /** GET /api/user/models: the model ids the caller may call. */
-    models(userId: number): Promise<string[]> {
-      return edge.run((port) => port.models(userId));
+    /**
+     * GET /api/user/models: the model ids the caller may call, or with `group` those of that group (new-api's
+     * GetUserModels), which must be the caller's own: the only group a user may use here.
+     */
+    async models(userId: number, group = ''): Promise<string[]> {
+      if (group !== '' && group !== (await groupOf(userId))) throw new AppError('MODEL_GROUP_DENIED', { params: { group } });
+      return edge.run((port) => port.models(userId, group));
     },
 
     /** GET /api/user/self/groups: the caller's group with its ratio and description. */

@@ -12,7 +12,8 @@ const UNPRICED = { quota_type: 0, model_ratio: 0, model_price: 0, completion_rat
 /**
  * Prices (new-api's /api/pricing) and the models a user may call (/api/user/models): the edge's enabled
  * public models, priced by the gateway's ratio configuration (RelayPort.prices) under each model's gateway
- * name, in the model's channel group. A model not enabled on the edge is in neither.
+ * name, in the model's channel group. A model not enabled on the edge is in neither. The model list may be
+ * narrowed to one channel group (new-api's GetGroupEnabledModels).
  */
 export function pricingPart(ctx: EdgeContext, relay: RelayPort): PricingMethods {
   return {
@@ -37,9 +38,10 @@ export function pricingPart(ctx: EdgeContext, relay: RelayPort): PricingMethods 
       return { models: priced, group_ratio: Object.fromEntries(groups) };
     },
 
-    async models(userId) {
+    async models(userId, group) {
       checkUserId(userId);
-      return (await listModels(ctx.db, true)).map((m) => m.public_model_id);
+      const models = await listModels(ctx.db, true);
+      return models.filter((m) => group === '' || m.group_name === group).map((m) => m.public_model_id);
     },
   };
 }
