@@ -75,25 +75,31 @@ const PAGES: WalkPage[] = [
 ];
 
 /** Names, models and data the set-up created, and the clients the snippets name: shown as they are in any language. */
-const NAMES = ['cora', 'boss', 'sdk', 'walk', 'playground-default', 'gift', 'gpt-4o', 'default', 'curl', 'OpenAI SDK (Python)', 'OpenAI SDK (Node.js)', 'Claude Code / Anthropic SDK', 'test credit', 'Hi', 'Hello there', 'root'];
+export const NAMES = ['cora', 'boss', 'sdk', 'walk', 'playground-default', 'gift', 'gpt-4o', 'default', 'curl', 'OpenAI SDK (Python)', 'OpenAI SDK (Node.js)', 'Claude Code / Anthropic SDK', 'test credit', 'Hi', 'Hello there', 'root'];
 
 async function setUp() {
-  if (skip) return;
-  c = await startCustomerStack({ name: 'sqlite' });
+  if (!skip) c = await startWalkStack();
+}
+
+/** The stack the walks run on: cora with a key, a call, a redeemed code and balance; boss, the root admin. */
+export async function startWalkStack(): Promise<CustomerStack> {
+  const c = await startCustomerStack({ name: 'sqlite' });
   const cora = await c.customer('cora');
   assert.equal((await c.root.request('PUT', '/api/user/', { body: { id: cora.id, quota: 5_000_000, reason: 'test credit' } })).json.success, true);
   const key = (await cora.b.post('/api/token/', { name: 'sdk', unlimited_quota: true, model_limits_enabled: true, model_limits: 'gpt-4o' })).json.data.key;
   assert.equal((await chat(c.st, key)).status, 200);
   const [code] = (await c.root.post('/api/redemption/', { name: 'gift', quota: 500_000, count: 2 })).json.data;
   assert.equal((await cora.b.post('/api/user/topup', { key: code })).json.success, true);
+  return c;
 }
 
-async function signedIn(browser: Browser, v: Variant, zh: boolean, user: 'cora' | 'boss') {
+/** A browser context of `user` signed in to the console at `url` (the page used to sign in is closed). */
+export async function signedIn(browser: Browser, url: string, v: Variant, zh: boolean, user: 'cora' | 'boss') {
   const context = await browser.newContext({ viewport: { width: v.width, height: 900 }, colorScheme: v.colorScheme, locale: zh ? 'zh-CN' : 'en-US' });
   await context.addInitScript((lang) => localStorage.setItem('console.lang', lang), zh ? 'zh' : 'en');
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(c.account.url + '/login');
+  await page.goto(url + '/login');
   await page.getByLabel(zh ? '用户名或邮箱' : 'Username or email').fill(user);
   await page.getByLabel(zh ? '密码' : 'Password', { exact: true }).fill(`${user} password 1`);
   await button(page, zh ? '登录' : 'Log in');
@@ -103,12 +109,12 @@ async function signedIn(browser: Browser, v: Variant, zh: boolean, user: 'cora' 
 }
 
 /** Visible texts with Chinese characters on a page shown in English (the catalog answers in English too). */
-async function chineseOnPage(page: Page): Promise<string[]> {
+export async function chineseOnPage(page: Page): Promise<string[]> {
   return (await visibleTexts(page)).filter((x) => x.text !== 'Language / 语言' && x.text !== '中文' && /[\u4e00-\u9fff]/.test(x.text)).map((x) => `${x.where}: ${JSON.stringify(x.text)}`);
 }
 
 /** Client-side navigation in the console (no reload: the page, its session and its assets stay). */
-async function go(page: Page, path: string) {
+export async function go(page: Page, path: string) {
   await page.evaluate((to) => {
     history.pushState(null, '', to);
     dispatchEvent(new PopStateEvent('popstate'));
@@ -116,7 +122,7 @@ async function go(page: Page, path: string) {
 }
 
 async function walk(browser: Browser, v: Variant, zh: boolean) {
-  const contexts: Record<string, BrowserContext> = { cora: await signedIn(browser, v, zh, 'cora'), boss: await signedIn(browser, v, zh, 'boss') };
+  const contexts: Record<string, BrowserContext> = { cora: await signedIn(browser, c.account.url, v, zh, 'cora'), boss: await signedIn(browser, c.account.url, v, zh, 'boss') };
   const pages: Record<string, Page> = {};
   for (const [who, context] of Object.entries(contexts)) {
     const page = await context.newPage();
