@@ -67,6 +67,7 @@ export async function createAccountContext(config: Config, runtime: Runtime, cus
   const login = createLoginService(ctx, { sessions, encryption, verification });
   const passkeys = createPasskeysService(ctx, { flows, users, sessions, verification });
   const customer = createCustomerServices(ctx, edge, users);
+  const reset = createResetService(ctx, { email, sessions });
   const services = {
     flows,
     email,
@@ -78,15 +79,15 @@ export async function createAccountContext(config: Config, runtime: Runtime, cus
     login,
     passkeys,
     emailBinding: createEmailBindingService(ctx, { email, flows, sessions }),
-    reset: createResetService(ctx, { email, sessions }),
+    reset,
     oauth: createOAuthService(ctx, { providers, bindings, email, flows, login, verification }),
     wechat: createWeChatService(ctx, { bindings, email, login }),
     telegram: createTelegramService(ctx, { bindings, flows, login, sessions }),
     /** The caller's own profile, display name and password (what new-api's dashboard edits). */
     self: createSelfService(ctx, sessions, customer.wallet),
     userAdmin: createUserAdminService(ctx, { users, twoFactor, passkeys, sessions, wallet: customer.wallet, tokens: customer.tokens }),
-    /** An admin's other changes of a user: create, generated password, group (user-admin/changes.ts). */
-    userChanges: createUserChanges(ctx, users),
+    /** An admin's other changes of a user: create, generated password, reset link, group (user-admin/changes.ts). */
+    userChanges: createUserChanges(ctx, users, reset),
     /** new-api's customer API: keys, usage, top-up codes, prices and wallets on the edge (customers/). */
     ...customer,
   };

@@ -27,6 +27,7 @@ export function resetRoutes(reset: ResetService) {
         body: Type.Optional(
           Type.Object({
             email: Type.Optional(Type.String({ maxLength: 254 })),
+            user: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'the user id of an admin\'s reset link (AS21), in place of email' })),
             token: Type.Optional(Type.String({ maxLength: 256 })),
             password: Type.Optional(Type.String({ maxLength: 1024 })),
           }),

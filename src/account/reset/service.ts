@@ -11,6 +11,7 @@ import { CODE_MAX_ATTEMPTS, normalizeEmail, type EmailService } from '../email/s
 import type { SessionsService } from '../sessions/service.js';
 
 const PURPOSE = 'reset';
+const LINK_PURPOSE = 'admin-reset';
 const GENERATED_LENGTH = 12;
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 
@@ -21,7 +22,7 @@ export function generatedPassword(): string {
   return out;
 }
 
-/** A11 and A42: emailed single-use reset tokens. */
+/** A11 and A42: emailed single-use reset tokens; AS21: an admin's single-use reset link. */
 export function createResetService(ctx: AccountContext, { email, sessions }: { email: EmailService; sessions: SessionsService }) {
   const db = bindingDb(ctx);
   const cfg = ctx.config.mailOAuth;
@@ -53,44 +54,55 @@ export function createResetService(ctx: AccountContext, { email, sessions }: { e
     },
 
     /**
-     * A42: checks the token, sets the chosen password (validated like registration) or a generated one,
-     * bumps the auth version and revokes every session. Returns the generated password, if any.
+     * AS21: a single-use link an admin hands to a user (who may have no address): the same reset page and
+     * A42 with `user` in place of the address. A new link replaces the user's previous one; it lasts as long
+     * as a mailed one (PASSWORD_RESET_TTL_SECONDS). Answers the link and when it ends.
      */
-    async reset(input: { email?: string; token?: string; password?: string }): Promise<string | null> {
+    async issueLink(userId: number, baseUrl: string) {
+      const token = randomToken(24);
+      const now = nowSeconds();
+      const expiresAt = now + cfg.passwordResetTtlSeconds;
+      const target = linkTarget(userId);
+      await emailCodesStore.put(db, { purpose: target.purpose, email: target.key, code_hash: hashOf(target.key, token), created_at: now, expires_at: expiresAt });
+      return { link: `${baseUrl}/user/reset?user=${userId}&token=${encodeURIComponent(token)}`, expires_at: expiresAt };
+    },
+
+    /**
+     * A42: checks the token (a mailed one for `email`, an admin's link for `user`), sets the chosen password
+     * (validated like registration) or a generated one, bumps the auth version and revokes every session.
+     * Returns the generated password, if any.
+     */
+    async reset(input: { email?: string; user?: number; token?: string; password?: string }): Promise<string | null> {
       const invalid = () => new AppError('RESET_LINK_INVALID');
-      const address = (input.email ?? '').trim().toLowerCase();
+      const target = input.user !== undefined ? linkTarget(input.user) : mailTarget((input.email ?? '').trim().toLowerCase());
       const token = input.token ?? '';
-      if (!address || !token || token.length > 128) throw invalid();
+      if (!target.key || !token || token.length > 128) throw invalid();
       const chosen = input.password ? input.password : null;
       if (chosen !== null) {
         const problem = passwordProblem(chosen, { words: ctx.config.passwordContextWords });
         if (problem) throw new AppError('RESET_PASSWORD_INVALID', { params: { detail: problem } });
       }
-      const row = await emailCodesStore.get(db, PURPOSE, address);
+      const row = await emailCodesStore.get(db, target.purpose, target.key);
       if (!row) throw invalid();
       if (Number(row.expires_at) <= nowSeconds() || row.attempts >= CODE_MAX_ATTEMPTS) {
-        await emailCodesStore.remove(db, PURPOSE, address);
+        await emailCodesStore.remove(db, target.purpose, target.key);
         throw invalid();
       }
-      const hash = hashOf(address, token);
+      const hash = hashOf(target.key, token);
       if (!safeEqual(hash, row.code_hash)) {
-        await emailCodesStore.addAttempt(db, PURPOSE, address);
+        await emailCodesStore.addAttempt(db, target.purpose, target.key);
         throw invalid();
       }
+      const userOf = (q: typeof db) => q.selectFrom('users').select(['id', 'username', 'status']).where(target.column, '=', target.value).where('deleted_at', 'is', null).executeTakeFirst();
       // Only now, with the token proven, may the answer depend on the account (its username).
-      const owner = await db.selectFrom('users').select('username').where('email', '=', address).where('deleted_at', 'is', null).executeTakeFirst();
+      const owner = await userOf(db);
       const close = chosen !== null && owner ? passwordProblem(chosen, { username: owner.username, words: ctx.config.passwordContextWords }) : null;
       if (close) throw new AppError('RESET_PASSWORD_INVALID', { params: { detail: close } });
       const password = chosen ?? generatedPassword();
       const passwordHash = await hashPassword(password);
       const userId = await db.transaction().execute(async (trx) => {
-        if (!(await emailCodesStore.take(trx, PURPOSE, address, hash))) return null;
-        const user = await trx
-          .selectFrom('users')
-          .select(['id', 'status'])
-          .where('email', '=', address)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirst();
+        if (!(await emailCodesStore.take(trx, target.purpose, target.key, hash))) return null;
+        const user = await userOf(trx);
         if (!user || user.status !== USER_STATUS.enabled) return null;
         await trx
           .updateTable('users')
@@ -107,5 +119,15 @@ export function createResetService(ctx: AccountContext, { email, sessions }: { e
     },
   };
 }
+
+/** Where a reset token is kept and whose account it opens: a mailed one by address, an admin's link by user id (`user:<id>`, never an address). */
+interface ResetTarget {
+  purpose: string;
+  key: string;
+  column: 'email' | 'id';
+  value: string | number;
+}
+const mailTarget = (address: string): ResetTarget => ({ purpose: PURPOSE, key: address, column: 'email', value: address });
+const linkTarget = (userId: number): ResetTarget => ({ purpose: LINK_PURPOSE, key: `user:${userId}`, column: 'id', value: userId });
 
 export type ResetService = ReturnType<typeof createResetService>;

@@ -5,7 +5,7 @@ import type { AccountContext, AccountIdentity } from '../context.js';
 import { USERNAME_MAX, type UsersService } from '../users/service.js';
 import { passwordProblem } from '../users/password-policy.js';
 import { DISPLAY_NAME_MAX } from '../dashboard/self.js';
-import { generatedPassword } from '../reset/service.js';
+import { generatedPassword, type ResetService } from '../reset/service.js';
 
 /** A group name as the edge keeps it on tokens and prices. */
 const GROUP = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -21,11 +21,11 @@ const invalid = (detail: string) => new AppError('USER_INPUT_INVALID', { params:
 
 /**
  * What an admin changes about a user beyond AS08 (additions for the account console): create a user (the
- * reference's CreateUser), give a user a generated password, move a user to another group. The reference's
+ * reference's CreateUser), give a user a generated password or a reset link, move a user to another group. The reference's
  * rank rules: a new user's role is below the creator's; other changes need an admin who outranks the user,
  * never on their own account.
  */
-export function createUserChanges(ctx: AccountContext, users: UsersService) {
+export function createUserChanges(ctx: AccountContext, users: UsersService, reset: ResetService) {
   async function outranked(admin: AccountIdentity, id: number) {
     if (id === admin.userId) throw new AppError('USER_MANAGE_SELF');
     return users.requireOutrank(admin, id);
@@ -62,6 +62,17 @@ export function createUserChanges(ctx: AccountContext, users: UsersService) {
       await users.replacePassword(id, await hashPassword(password), 'admin_password_reset');
       ctx.log.info({ audit: 'user.password_reset', admin_id: admin.userId, target_id: id, target_username: target.username }, 'user password reset by an admin');
       return { id, password };
+    },
+
+    /**
+     * AS21: a single-use reset link for the admin to hand over: the user chooses the new password on the
+     * console's reset page (A42), which ends every session of the user. Nothing changes until it is used.
+     */
+    async resetLink(admin: AccountIdentity, id: number, baseUrl: string) {
+      const target = await outranked(admin, id);
+      const { link, expires_at } = await reset.issueLink(id, baseUrl);
+      ctx.log.info({ audit: 'user.password_reset_link', admin_id: admin.userId, target_id: id, target_username: target.username, expires_at }, 'password reset link made by an admin');
+      return { id, link, expires_at };
     },
 
     /** AS20: the user's group (the prices it pays: the group ratio); its sessions and keys stay. */

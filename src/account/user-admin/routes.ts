@@ -7,6 +7,7 @@ import { moduleErrors } from '../schemas.js';
 import { MAX_PAGE_SIZE, type UserAdminService } from './service.js';
 import type { UserChanges } from './changes.js';
 import { EDGE_ERRORS } from '../customers/edge.js';
+import { baseUrlOf } from '../email/routes.js';
 
 const Int = Type.Integer();
 
@@ -106,6 +107,21 @@ export function userAdminRoutes(userAdmin: UserAdminService, changes: UserChange
       rateLimit: ['critical'],
       schema: { params },
       handler: async (req) => ok(await changes.resetPassword(identityOf(req), req.params.id)),
+    }),
+
+    implement('AS21', {
+      data: Type.Object(
+        {
+          id: Int,
+          link: Type.String({ description: 'the single-use reset link, shown in this answer only' }),
+          expires_at: Type.Integer({ description: 'unix seconds' }),
+        },
+        { additionalProperties: false },
+      ),
+      errors: CHANGE_ERRORS,
+      rateLimit: ['critical'],
+      schema: { params },
+      handler: async (req) => ok(await changes.resetLink(identityOf(req), req.params.id, baseUrlOf(req))),
     }),
 
     implement('AS20', {

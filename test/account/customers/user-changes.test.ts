@@ -9,9 +9,10 @@ const TOKEN = { name: 'sdk', expired_time: -1, remain_quota: 0, unlimited_quota:
 const STARTING = 1000;
 
 // An admin's changes of a user beyond AS08 (the account console's Users page): create (AS18, the reference's
-// CreateUser with its rank rule and the starting balance), a generated password (AS19), the group (AS20), and
+// CreateUser with its rank rule and the starting balance), a generated password (AS19) or a single-use reset
+// link (AS21), the group (AS20), and
 // AS08's soft delete, which also deletes the user's API keys on the edge.
-eachDatabase('admin user changes (AS18-AS20, AS08 delete)', (v) => {
+eachDatabase('admin user changes (AS18-AS21, AS08 delete)', (v) => {
   let c: CustomerStack;
   let admin: Browser;
   let adminId: number;
@@ -68,6 +69,38 @@ eachDatabase('admin user changes (AS18-AS20, AS08 delete)', (v) => {
     await admin.login('ada', (await c.root.post(`/api/user/${adminId}/password`)).json.data.password);
     assert.ok(!c.account.log.text().includes(password), 'the password is never logged');
     assert.ok(c.account.log.lines.some((l) => l.includes('"audit":"user.password_reset"') && l.includes(`"target_id":${id}`)));
+  });
+
+  test('AS21 gives a single-use reset link: nothing changes until the user chooses a password on it; then every session ends', async () => {
+    const { b, id } = await c.customer('lina');
+    const r = await admin.post(`/api/user/${id}/password/link`);
+    assert.equal(r.json.success, true, r.text);
+    const link = new URL(r.json.data.link);
+    assert.equal(link.pathname, '/user/reset');
+    assert.equal(link.searchParams.get('user'), String(id));
+    const token = link.searchParams.get('token')!;
+    assert.ok(r.json.data.expires_at > Date.now() / 1000);
+    assert.equal((await b.get('/api/user/self')).status, 200, 'the link changes nothing by itself');
+    const anonymous = c.account.browser();
+    assert.equal(code(await anonymous.post('/api/user/reset', { user: id, token: 'x'.repeat(token.length), password: 'lina chosen pass 2' })), 'RESET_LINK_INVALID');
+    assert.equal(code(await anonymous.post('/api/user/reset', { user: adminId, token, password: 'lina chosen pass 2' })), 'RESET_LINK_INVALID', 'another user\'s id');
+    assert.equal(code(await anonymous.post('/api/user/reset', { email: 'lina', token, password: 'lina chosen pass 2' })), 'RESET_LINK_INVALID', 'not a mailed token');
+    const used = await anonymous.post('/api/user/reset', { user: id, token, password: 'lina chosen pass 2' });
+    assert.equal(used.json.success, true, used.text);
+    assert.equal((await b.get('/api/user/self')).status, 401, 'the user\'s sessions end');
+    assert.equal((await c.account.browser().login('lina', 'lina password 1')).json.success, false);
+    assert.equal((await c.account.browser().login('lina', 'lina chosen pass 2')).json.success, true);
+    assert.equal(code(await anonymous.post('/api/user/reset', { user: id, token, password: 'lina other pass 3' })), 'RESET_LINK_INVALID', 'single use');
+    // A new link replaces the previous one.
+    const first = new URL((await admin.post(`/api/user/${id}/password/link`)).json.data.link).searchParams.get('token');
+    await admin.post(`/api/user/${id}/password/link`);
+    assert.equal(code(await anonymous.post('/api/user/reset', { user: id, token: first, password: 'lina other pass 3' })), 'RESET_LINK_INVALID');
+    assert.equal(code(await admin.post(`/api/user/${adminId}/password/link`)), 'USER_MANAGE_SELF');
+    assert.equal(code(await admin.post(`/api/user/${c.rootId}/password/link`)), 'USER_OUTRANKED');
+    const refused = await (await c.customer('nosy')).b.post(`/api/user/${id}/password/link`);
+    assert.equal(refused.json?.success, false, refused.text);
+    assert.ok(!c.account.log.text().includes(token), 'the link is never logged');
+    assert.ok(c.account.log.lines.some((l) => l.includes('"audit":"user.password_reset_link"') && l.includes(`"target_id":${id}`)));
   });
 
   test('AS20 moves a user to a group (AS07 and the prices show it); a bad name or an outranking target refused', async () => {
