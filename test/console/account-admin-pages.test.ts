@@ -8,7 +8,7 @@ import { ROLE } from '../../src/account/db.js';
 import { chat, startCustomerStack, type CustomerStack } from '../account/customers/stack.js';
 
 // The admin pages of the account console with the edge co-hosted: users (create, role, generated password,
-// group, balance with a reason, usage, soft delete; the admin's own row and higher ranks offer nothing the
+// reset link, group, balance with a reason, usage, soft delete; the admin's own row and higher ranks offer nothing the
 // server refuses), top-up codes (a batch shown once and exported, redeemer, disable, delete) and every user's
 // usage with a user filter. Each change is read back through the API. English, 1280 px.
 const skip = browserSkip;
@@ -68,7 +68,7 @@ test('account console: admin users — create, role, password, group, balance, u
     await page.getByRole('button', { name: 'Manage boss' }).click();
     const own = page.locator('[data-user-panel="boss"]');
     await own.getByRole('heading', { name: 'Balance' }).waitFor();
-    for (const name of ['Make admin', 'Make common user', 'Reset password', 'Delete user', 'Change group']) assert.equal(await own.getByRole('button', { name }).count(), 0, name);
+    for (const name of ['Make admin', 'Make common user', 'Reset password', 'Reset link', 'Delete user', 'Change group']) assert.equal(await own.getByRole('button', { name }).count(), 0, name);
 
     // Role, password, group, balance of dan.
     await page.getByRole('button', { name: 'Manage dan' }).click();
@@ -85,6 +85,20 @@ test('account console: admin users — create, role, password, group, balance, u
     const password = (await panel.getByTestId('new-password').innerText()).trim();
     assert.equal((await c.account.browser().login('dan', 'dan password 1')).json.success, false);
     assert.equal((await c.account.browser().login('dan', password)).json.success, true);
+
+    // A reset link: opened signed out, dan chooses the password on the console's reset page (no address asked).
+    await panel.getByRole('button', { name: 'Reset link' }).click();
+    const link = (await panel.getByTestId('reset-link').innerText()).trim();
+    assert.match(link, new RegExp(`/user/reset\\?user=${dan.id}&token=`));
+    const outside = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    await outside.goto(link);
+    assert.equal(await outside.getByLabel('Email').count(), 0);
+    await outside.getByLabel('New password').fill('dan chosen pass 2');
+    await outside.getByRole('button', { name: 'Reset password' }).click();
+    await outside.getByText('Password changed. Log in with the new password.').waitFor();
+    await outside.close();
+    assert.equal((await c.account.browser().login('dan', password)).json.success, false);
+    assert.equal((await c.account.browser().login('dan', 'dan chosen pass 2')).json.success, true);
 
     await panel.getByLabel('Group').fill('vip');
     await panel.getByRole('button', { name: 'Change group' }).click();

@@ -58,6 +58,8 @@ export function RegisterPage() {
 /** /reset asks for the link; /user/reset?email&token (the link in the mail) sets the new password. */
 export function ResetPage({ query }: { query: URLSearchParams }) {
   const token = query.get('token');
+  // An admin's reset link (AS21) names the account by id: no address to show.
+  const user = query.get('user');
   const [email, setEmail] = useState(query.get('email') ?? '');
   const [password, setPassword] = useState('');
   const [done, setDone] = useState('');
@@ -66,7 +68,7 @@ export function ResetPage({ query }: { query: URLSearchParams }) {
     e.preventDefault();
     run(async () => {
       if (token) {
-        await api.call('A42', { body: { email, token, password } });
+        await api.call('A42', { body: user ? { user: Number(user), token, password } : { email, token, password } });
         setDone(t('reset_done'));
       } else {
         await api.call('A11', { query: { email: email.trim() } });
@@ -81,7 +83,7 @@ export function ResetPage({ query }: { query: URLSearchParams }) {
         <Notice>{done}</Notice>
       ) : (
         <form onSubmit={submit}>
-          <Field label={t('email')} name="email" type="email" autocomplete="email" required readOnly={!!token} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          {!user && <Field label={t('email')} name="email" type="email" autocomplete="email" required readOnly={!!token} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />}
           {token && <Field label={t('new_password')} name="password" type="password" autocomplete="new-password" required minLength={8} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />}
           <button type="submit" disabled={busy}>
             {token ? t('reset_title') : t('reset_send')}

@@ -19,6 +19,8 @@ export const adminTexts = {
   au_password_title: { en: 'Reset the password of {username}?', zh: '重置 {username} 的密码？' },
   au_password_text: { en: 'A new password is generated and shown to you once; the old one stops working and every session of the user ends.', zh: '将生成一个新密码并只向你显示一次；旧密码立即失效，该用户的所有会话将结束。' },
   au_password_shown: { en: 'The new password of {username} (shown once: hand it over safely; they can change it on their profile page):', zh: '{username} 的新密码（只显示一次，请安全地转交；用户可在个人资料页修改）：' },
+  au_link_btn: { en: 'Reset link', zh: '重置链接' },
+  au_link_shown: { en: 'A single-use link for {username} to choose a new password, valid until {time} (shown once: hand it over privately; the password and sessions stay until it is used):', zh: '供 {username} 自行设置新密码的一次性链接，有效期至 {time}（只显示一次，请私下转交；使用前原密码和会话不变）：' },
   au_usage: { en: 'Usage', zh: '用量' },
   au_delete: { en: 'Delete user', zh: '删除用户' },
   au_delete_title: { en: 'Delete {username}?', zh: '删除 {username}？' },

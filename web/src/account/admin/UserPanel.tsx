@@ -1,8 +1,8 @@
 // One user's account for an admin: role (AS08 promote/demote), status (disable/enable), group (AS20), a
-// generated password (AS19, shown once), soft delete (AS08), the balance set or adjusted with a reason (AS17),
+// generated password (AS19, shown once) or a single-use reset link (AS21, shown once), soft delete (AS08), the balance set or adjusted with a reason (AS17),
 // and the way to the user's usage. Only the actions the server allows this admin are offered (powers.ts).
 import { useEffect, useState } from 'preact/hooks';
-import { CopyButton, ErrorBox, Field, Notice, Select, navigate, useAction, useConfirm } from '../../shared/ui';
+import { CopyButton, ErrorBox, Field, Notice, Select, formatTime, navigate, useAction, useConfirm } from '../../shared/ui';
 import { api, useSession } from '../session';
 import { count, unitsOf, usd } from '../format';
 import { t } from '../texts';
@@ -61,7 +61,8 @@ export function UserPanel(props: { id: number; onChanged: () => void; onGone: ()
   const [user, setUser] = useState<PanelUser | null>(null);
   const [group, setGroup] = useState('');
   const [notice, setNotice] = useState('');
-  const [password, setPassword] = useState<string | null>(null);
+  // A new password or reset link, shown this once for the admin to hand over.
+  const [handOver, setHandOver] = useState<{ text: string; value: string; testId: string } | null>(null);
   const { busy, error, run } = useAction();
   const { ask, dialog } = useConfirm();
   const load = async () => {
@@ -71,7 +72,7 @@ export function UserPanel(props: { id: number; onChanged: () => void; onGone: ()
   };
   useEffect(() => {
     setNotice('');
-    setPassword(null);
+    setHandOver(null);
     setUser(null);
     void run(load);
   }, [props.id]);
@@ -101,7 +102,14 @@ export function UserPanel(props: { id: number; onChanged: () => void; onGone: ()
     });
   const resetPassword = () =>
     confirmThen(t('au_password_title', { username: user.username }), t('au_password_text'), t('au_password_btn'), async () => {
-      setPassword((await api.call('AS19', { params: { id: user.id } })).password);
+      const { password } = await api.call('AS19', { params: { id: user.id } });
+      setHandOver({ text: t('au_password_shown', { username: user.username }), value: password, testId: 'new-password' });
+    });
+  const resetLink = () =>
+    run(async () => {
+      setNotice('');
+      const { link, expires_at } = await api.call('AS21', { params: { id: user.id } });
+      setHandOver({ text: t('au_link_shown', { username: user.username, time: formatTime(expires_at) }), value: link, testId: 'reset-link' });
     });
   const saveGroup = (e: Event) => {
     e.preventDefault();
@@ -114,14 +122,14 @@ export function UserPanel(props: { id: number; onChanged: () => void; onGone: ()
     <div class="user-panel" data-user-panel={user.username}>
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={error} />
-      {password && (
+      {handOver && (
         <div class="notice info" role="status">
-          <p>{t('au_password_shown', { username: user.username })}</p>
+          <p>{handOver.text}</p>
           <div class="row">
-            <code class="mono" data-testid="new-password">
-              {password}
+            <code class="mono" data-testid={handOver.testId}>
+              {handOver.value}
             </code>
-            <CopyButton text={password} label={t('copy')} copied={t('copied')} failed={t('copy_failed')} />
+            <CopyButton text={handOver.value} label={t('copy')} copied={t('copied')} failed={t('copy_failed')} />
           </div>
         </div>
       )}
@@ -145,6 +153,11 @@ export function UserPanel(props: { id: number; onChanged: () => void; onGone: ()
         {p.password && (
           <button type="button" class="secondary" disabled={busy} onClick={resetPassword}>
             {t('au_password_btn')}
+          </button>
+        )}
+        {p.password && (
+          <button type="button" class="secondary" disabled={busy} onClick={resetLink}>
+            {t('au_link_btn')}
           </button>
         )}
         <button type="button" class="secondary" onClick={() => navigate(`/admin/usage?username=${encodeURIComponent(user.username)}`)}>
