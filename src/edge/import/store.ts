@@ -1,6 +1,6 @@
 import { insertedId } from '../../kit/db/index.js';
 import type { EdgeRedemptionTable, EdgeTokenTable } from '../db.js';
-import type { Db } from '../keys/store.js';
+import { forgetKeyRows, type Db } from '../keys/store.js';
 import { insertRun, type NewRun } from '../runs/store.js';
 
 /** The edge rows an import writes directly (its own batch transactions; the services' rules are in the steps). */
@@ -14,6 +14,7 @@ export async function tokenById(db: Db, id: number) {
 }
 
 export async function updateToken(db: Db, id: number, patch: Partial<EdgeTokenTable>) {
+  forgetKeyRows();
   await db.updateTable('edge_tokens').set(patch).where('id', '=', id).execute();
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EdgeDB } from '../db.js';
+import { keptPerDatabase } from '../../kit/cache/kept-reads.js';
 import { prepared } from '../../kit/db/prepared.js';
 import { nowSeconds } from '../db.js';
 
@@ -45,19 +46,33 @@ const keyRow = prepared((db: Db, keyId: string) =>
     .where('edge_keys.key_id', '=', keyId),
 );
 
+type KeyRow = Awaited<ReturnType<typeof keyRow>>['rows'][number];
+
+/**
+ * Key rows are read on every request: kept 500 ms per database (kit/cache/kept-reads.ts), so a change made by
+ * another instance (a revoked key, a disabled or changed token, a disabled user) is seen within it, and one made
+ * here (forgetKeyRows) by the next request.
+ */
+const keyRows = keptPerDatabase<Db, string, KeyRow>(500);
+
+/** A key, its token or its owner changed here: the kept key rows are dropped. */
+export const forgetKeyRows = keyRows.forget;
+
 /** A key with its owner and its token's columns (null for a CLI key); undefined when there is no such key. */
-export async function keyWithOwner(db: Db, keyId: string) {
-  return (await keyRow(db, keyId)).rows[0];
+export function keyWithOwner(db: Db, keyId: string): Promise<KeyRow | undefined> {
+  return keyRows.get(db, keyId, async () => (await keyRow(db, keyId)).rows[0]);
 }
 
 /** Sets or clears an owner's suspension; true when it changed. */
 export async function setOwnerSuspended(db: Db, ownerId: number, suspendedAt: number | null): Promise<boolean> {
+  forgetKeyRows();
   const q = db.updateTable('edge_owners').set({ suspended_at: suspendedAt }).where('id', '=', ownerId);
   const r = await (suspendedAt === null ? q.where('suspended_at', 'is not', null) : q.where('suspended_at', 'is', null)).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
+  forgetKeyRows();
   const r = await db.updateTable('edge_keys').set({ revoked_at: nowSeconds() }).where('key_id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

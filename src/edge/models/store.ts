@@ -1,5 +1,6 @@
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
+import { keptPerDatabase } from '../../kit/cache/kept-reads.js';
 import { prepared } from '../../kit/db/prepared.js';
 
 export interface ModelSettings {
@@ -14,11 +15,16 @@ export interface ModelSettings {
 // Runs on every call (see prepared()).
 const modelRow = prepared((db: Db, publicModelId: string) => db.selectFrom('edge_models').selectAll().where('public_model_id', '=', publicModelId));
 
-export async function modelOf(db: Db, publicModelId: string) {
-  return (await modelRow(db, publicModelId)).rows[0];
+type ModelRow = Awaited<ReturnType<typeof modelRow>>['rows'][number];
+/** Kept 1 s (kit/cache/kept-reads.ts): a change made by another instance is seen within it, one made here at once. */
+const modelRows = keptPerDatabase<Db, string, ModelRow>(1000);
+
+export function modelOf(db: Db, publicModelId: string): Promise<ModelRow | undefined> {
+  return modelRows.get(db, publicModelId, async () => (await modelRow(db, publicModelId)).rows[0]);
 }
 
 export async function setModel(db: Db, publicModelId: string, m: ModelSettings) {
+  modelRows.forget();
   const values = { reserve_amount: m.reserveAmount, enabled: m.enabled ? 1 : 0, gateway_model: m.gatewayModel, group_name: m.group, overdraft: m.overdraft, updated_at: nowSeconds() };
   await db
     .insertInto('edge_models')
