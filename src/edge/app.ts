@@ -31,6 +31,7 @@ import { mediaRoutes } from './openai/media-routes.js';
 import { runRoutes } from './runs/routes.js';
 import { RunWorker } from './runs/worker.js';
 import { EdgeMetrics } from './metrics.js';
+import { LedgerWriter } from './runs/ledger.js';
 import { EdgeAdmin } from './admin/service.js';
 import { createCustomerPort } from './customers/port.js';
 import { customerApiRoutes } from './customers/internal/routes.js';
@@ -61,6 +62,7 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
       maxBytes: 64 * 1024,
     }),
     metrics: new EdgeMetrics(database.db, log),
+    ledger: new LedgerWriter(database),
   };
   const { relay, configured } = relayFor(config, inProcessRelay);
   if (!configured && config.services.includes('edge')) ctx.log.warn('edge: no gateway relay (run the gateway in the same process, or set EDGE_RELAY_URL and EDGE_RELAY_TOKEN_KEY): calls answer 503');
@@ -83,6 +85,7 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
     customers: createCustomerPort(ctx, relay, calls, limiter),
   };
   const close = async () => {
+    await ctx.ledger.close();
     await ctx.upstream.close();
     await ctx.database.close();
   };

@@ -6,6 +6,7 @@ import type { UpstreamClient } from '../kit/upstream/client.js';
 import type { EdgeDB } from './db.js';
 import type { EdgeIdentity } from './keys/service.js';
 import type { EdgeMetrics } from './metrics.js';
+import type { LedgerWriter } from './runs/ledger.js';
 
 export const EDGE_SECRET_KEY_FILE = 'edge-secret.key';
 
@@ -21,6 +22,8 @@ export interface EdgeContext {
   upstream: UpstreamClient;
   /** Admissions, reservations, settlements, webhook deliveries, the run worker and the outbox backlog; published by the app's /metrics. */
   metrics: EdgeMetrics;
+  /** Reservations and settlements, committed in groups (runs/ledger.ts); closed with the context. */
+  ledger: LedgerWriter;
 }
 
 export function edgeSecretKey(config: Config): Buffer {

@@ -31,11 +31,12 @@ export interface Admission {
 }
 
 /**
- * Admission: one reservation per (owner, Idempotency-Key). In one transaction: the idempotency row (with
- * the answer), the model check, the wallet reservation, the run and its outbox events. Anything failing
- * rolls everything back, so the key may be used again. A replay with the same body returns the stored
- * answer; with another body, 409 idempotency_key_conflict. Concurrent requests with one key: the second
- * insert waits for the first transaction (unique key) and then reads its answer.
+ * Admission: one reservation per (owner, Idempotency-Key). In one piece of a ledger batch (runs/ledger.ts:
+ * one transaction with concurrent reservations and settlements): the idempotency row (with the answer), the
+ * model check, the wallet reservation, the run and its outbox events. Anything failing rolls the piece back,
+ * so the key may be used again. A replay with the same body returns the stored answer; with another body,
+ * 409 idempotency_key_conflict. Concurrent requests with one key: the second insert fails (the first is in its
+ * batch) or waits for the first's commit (unique key), and then reads the first's answer once committed.
  */
 export class AdmissionService {
   private lastCleanup = 0;
@@ -79,7 +80,7 @@ export class AdmissionService {
     const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
       const quote = await this.quoteOf(ownerId, r.body);
-      const amount = await this.ctx.db.transaction().execute(async (trx) => {
+      const amount = await this.ctx.ledger.write(ownerId, async (trx) => {
         await insertIdempotency(trx, { owner_id: ownerId, key: r.idempotencyKey, body_hash: bodyHash, response: JSON.stringify(admission), created_at: Math.floor(now / 1000) });
         const model = await servableModel(trx, r.body.publicModelId, 'publicModelId');
         return reserveRun(trx, model, {

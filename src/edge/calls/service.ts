@@ -51,7 +51,9 @@ function relayedAs(c: Pick<SyncCall, 'body' | 'modelInPath'>, gatewayModel: stri
  * Model calls answered at once, in every caller format the relay speaks (OpenAI chat, Responses and
  * embeddings, Anthropic Messages, Gemini): each reserves the public model's amount (a 'sync' run), goes
  * through the gateway relay to the model's gateway name and group, and settles the run with the relay's
- * cost when the answer (or the stream) ends. A crash before that leaves the run to `edge reconcile`.
+ * cost when the answer (or the stream) ends. The reservation and the settlement are pieces of ledger
+ * batches (runs/ledger.ts): the call is relayed only after its reservation committed, and a whole answer is
+ * sent only after its settlement committed. A crash before that leaves the run to `edge reconcile`.
  */
 export class SyncCalls {
   constructor(
@@ -94,7 +96,7 @@ export class SyncCalls {
     const runId = crypto.randomUUID();
     try {
       const now = Date.now();
-      const amount = await this.ctx.db.transaction().execute((trx) =>
+      const amount = await this.ctx.ledger.write(ownerId, (trx) =>
         reserveRun(trx, model, {
           run_id: runId,
           request_id: c.requestId.slice(0, 64),
@@ -116,14 +118,14 @@ export class SyncCalls {
         }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
-      const answer = await this.relayed({ ...asked, ...(c.files ? { files: c.files } : {}), requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) });
+      const answer = await this.relayed({ ...asked, ...(c.files ? { files: c.files } : {}), requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) }, ownerId);
       if (answer.kind === 'json') {
-        await this.settle(runId, answer.summary);
+        await this.settle(runId, ownerId, answer.summary);
         release();
         return answer;
       }
       const settled = answer.summary.then(
-        (s) => this.settle(runId, s),
+        (s) => this.settle(runId, ownerId, s),
         () => this.settleLater(runId, ownerId, model.group_name),
       );
       void settled.catch((e) => this.ctx.log.error({ err: { message: (e as Error).message }, runId }, 'edge: call not settled, left to edge reconcile')).finally(release);
@@ -136,14 +138,14 @@ export class SyncCalls {
     }
   }
 
-  private async relayed(call: RelayCall): Promise<RelayAnswer> {
+  private async relayed(call: RelayCall, ownerId: number): Promise<RelayAnswer> {
     const runId = call.requestId;
     try {
       return await this.relay.relay(call);
     } catch (e) {
       const summary = failureSummary(e);
       const gone = call.signal?.aborted === true;
-      await settleRun(this.ctx, runId, { status: gone ? 'cancelled' : 'failed', ...costOf(summary), error: failureOf(e), source: 'sync' }).catch((err) => this.ctx.log.error({ err: { message: (err as Error).message }, runId }, 'edge: failed call not settled'));
+      await settleRun(this.ctx, runId, { status: gone ? 'cancelled' : 'failed', ...costOf(summary), error: failureOf(e), source: 'sync' }, ownerId).catch((err) => this.ctx.log.error({ err: { message: (err as Error).message }, runId }, 'edge: failed call not settled'));
       throw this.callerError(e);
     }
   }
@@ -161,16 +163,16 @@ export class SyncCalls {
     return e;
   }
 
-  private settle(runId: string, s: RelaySummary) {
+  private settle(runId: string, ownerId: number, s: RelaySummary) {
     const ok = s.error_code === null;
     const status = ok ? 'succeeded' : s.status === 499 ? 'cancelled' : 'failed';
-    return settleRun(this.ctx, runId, { status, ...costOf(s), error: ok ? null : { code: s.error_code!, message: `the call ended with ${s.error_code}` }, source: 'sync' });
+    return settleRun(this.ctx, runId, { status, ...costOf(s), error: ok ? null : { code: s.error_code!, message: `the call ended with ${s.error_code}` }, source: 'sync' }, ownerId);
   }
 
   /** A stream whose summary did not arrive (the HTTP link broke): the gateway's log says what it cost. */
   private async settleLater(runId: string, ownerId: number, group: string) {
     await new Promise((r) => setTimeout(r, SUMMARY_GRACE_MS));
     const s = await this.relay.summaryOf(runId, callerOf(ownerId, { group_name: group }));
-    if (s) await this.settle(runId, s);
+    if (s) await this.settle(runId, ownerId, s);
   }
 }

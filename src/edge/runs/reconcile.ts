@@ -22,7 +22,7 @@ export async function reconcile(ctx: EdgeContext, relay: RelayPort | null, opts:
   for (const run of await overdueRuns(ctx.db, opts.now ?? Date.now(), opts.limit ?? 1000)) {
     let s: Settlement;
     if (run.status === 'reserved') {
-      s = await settleRun(ctx, run.run_id, { status: 'failed', cost: 0, error: { code: 'reservation_expired', message: 'the run did not start before its reservation expired' }, source: run.kind === 'async' ? 'expiry' : 'reconcile' });
+      s = await settleRun(ctx, run.run_id, { status: 'failed', cost: 0, error: { code: 'reservation_expired', message: 'the run did not start before its reservation expired' }, source: run.kind === 'async' ? 'expiry' : 'reconcile' }, Number(run.owner_id));
     } else {
       if (!relay) continue;
       const model = await modelOf(ctx.db, run.public_model_id);
@@ -33,7 +33,7 @@ export async function reconcile(ctx: EdgeContext, relay: RelayPort | null, opts:
         ...costOf(summary),
         error: served ? null : { code: 'run_interrupted', message: summary ? `the call ended with ${summary.error_code}` : 'the call did not reach the gateway before the edge stopped' },
         source: 'reconcile',
-      });
+      }, Number(run.owner_id));
     }
     done.push({ runId: run.run_id, outcome: !s.applied ? 'already settled' : s.charged > 0 ? 'charged' : 'released', charged: s.charged });
   }

@@ -53,7 +53,7 @@ export function runRoutes(ctx: EdgeContext) {
         const run = await find(identityOf(req).ownerId, req.params.requestId);
         if (FINAL_STATUSES.includes(run.status)) throw new AppError('run_not_cancellable', { params: { id: req.params.requestId, status: run.status } });
         // A run not started is settled here; a running one is stopped by its worker, which settles it.
-        if (run.status === 'reserved') await settleRun(ctx, run.run_id, { status: 'cancelled', cost: 0, source: 'cancel' });
+        if (run.status === 'reserved') await settleRun(ctx, run.run_id, { status: 'cancelled', cost: 0, source: 'cancel' }, Number(run.owner_id));
         else await requestCancel(ctx.db, run.run_id);
         return runView((await runByRequest(ctx.db, run.owner_id, run.request_id))!);
       },

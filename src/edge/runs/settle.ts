@@ -29,7 +29,9 @@ export interface Settlement {
 const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancelled: 'run.cancelled@1' } as const;
 
 /**
- * Ends a run and settles its reservation, exactly once per run id, in one transaction: the wallet is charged
+ * Ends a run and settles its reservation, exactly once per run id, in one piece of a ledger batch (one
+ * transaction, shared with concurrent reservations and settlements: runs/ledger.ts; `ownerId`, the run's
+ * owner, orders it in its batch; 0 when the caller does not know it): the wallet is charged
  * the run's cost — its reservation, and beyond it (an upstream that answered more than the relay asked for,
  * or the model's overdraft) what the available balance has (never below zero, never another run's
  * reservation) — and the rest of the reservation is released; the run gets its final state; a
@@ -39,11 +41,13 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
  * user's token also gives the token back what its hold did not spend and adds the charge to its used_quota
  * (a limited token is never charged beyond its hold and what it has left). A second
  * settlement of the same run, concurrent or later, finds the run final under its row lock and changes nothing.
+ * Resolves once the settlement committed: a synchronous call's answer ends only after that (calls/service.ts).
  */
-export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement> {
+export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, ownerId = 0): Promise<Settlement> {
   let s: Settlement & { reserved?: number };
+  const lock = locksRows(ctx.database.dialect);
   try {
-    s = await settleOnce(ctx, runId, o);
+    s = await ctx.ledger.write(ownerId, (trx) => settleOnce(trx, runId, o, lock));
   } catch (e) {
     try {
       // The settlement row's key: another process settled the run between our read and our write.
@@ -60,66 +64,64 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome):
   return { applied: s.applied, status: s.status, charged: s.charged };
 }
 
-async function settleOnce(ctx: EdgeContext, runId: string, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
-  const lock = locksRows(ctx.database.dialect);
-  return ctx.db.transaction().execute(async (trx) => {
-    const run = await runOf(trx, runId, lock);
-    if (!run) throw new Error(`settle: run ${runId} does not exist`);
-    if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
-    const now = Date.now();
-    const reserved = Number(run.reserved_amount);
-    const tokenId = Number(run.token_id);
-    // The token before the wallet, in the reservation's order (runs/reserve.ts): no deadlock between them.
-    const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
-    const wallet = await lockedWallet(trx, run.owner_id, lock);
-    const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
-    let cap = reserved + spare;
-    if (token && !token.unlimited) cap = Math.min(cap, reserved + Math.max(0, token.remain));
-    const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
-    const served = o.status === 'succeeded' || charged > 0 ? 1 : 0;
-    const update = await trx
-      .updateTable('edge_wallets')
-      .set((eb) => ({
-        balance: eb('balance', '-', charged),
-        reserved: eb('reserved', '-', reserved),
-        revision: eb('revision', '+', 1),
-        updated_at: Math.floor(now / 1000),
-        used_quota: eb('used_quota', '+', charged),
-        request_count: eb('request_count', '+', served),
-      }))
-      .where('owner_id', '=', run.owner_id)
-      .executeTakeFirstOrThrow();
-    if (update.numUpdatedRows !== 1n) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
-    if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
-    const after = await lockedWallet(trx, run.owner_id, false);
-    const revision = Number(run.revision) + 1;
-    await trx
-      .updateTable('edge_runs')
-      .set({
-        status: o.status,
-        revision,
-        cost: charged,
-        prompt_tokens: o.promptTokens ?? 0,
-        completion_tokens: o.completionTokens ?? 0,
-        output: o.output ?? null,
-        error_code: o.error?.code ?? null,
-        error_message: o.error?.message.slice(0, 2000) ?? null,
-        finished_at: now,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .where('run_id', '=', runId)
-      .execute();
-    await trx.insertInto('edge_settlements').values({ run_id: runId, owner_id: run.owner_id, reserved, charged, outcome: o.status, source: o.source, created_at: now }).execute();
-    const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
-    const endpoints = await endpointsOf(trx, Number(run.owner_id));
-    await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now, endpoints);
-    const balance = Number(after.balance);
-    const stillReserved = Number(after.reserved);
-    await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now, endpoints);
-    await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now, endpoints);
-    return { applied: true, status: o.status, charged, reserved };
-  });
+/** One settlement, a piece of a ledger batch: it may run more than once before its commit (runs/ledger.ts). */
+async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean): Promise<Settlement & { reserved?: number }> {
+  const run = await runOf(trx, runId, lock);
+  if (!run) throw new Error(`settle: run ${runId} does not exist`);
+  if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
+  const now = Date.now();
+  const reserved = Number(run.reserved_amount);
+  const tokenId = Number(run.token_id);
+  // The token before the wallet, in the reservation's order (runs/reserve.ts): no deadlock between them.
+  const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
+  const wallet = await lockedWallet(trx, run.owner_id, lock);
+  const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
+  let cap = reserved + spare;
+  if (token && !token.unlimited) cap = Math.min(cap, reserved + Math.max(0, token.remain));
+  const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
+  const served = o.status === 'succeeded' || charged > 0 ? 1 : 0;
+  const update = await trx
+    .updateTable('edge_wallets')
+    .set((eb) => ({
+      balance: eb('balance', '-', charged),
+      reserved: eb('reserved', '-', reserved),
+      revision: eb('revision', '+', 1),
+      updated_at: Math.floor(now / 1000),
+      used_quota: eb('used_quota', '+', charged),
+      request_count: eb('request_count', '+', served),
+    }))
+    .where('owner_id', '=', run.owner_id)
+    .executeTakeFirstOrThrow();
+  if (update.numUpdatedRows !== 1n) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
+  if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
+  const after = await lockedWallet(trx, run.owner_id, false);
+  const revision = Number(run.revision) + 1;
+  await trx
+    .updateTable('edge_runs')
+    .set({
+      status: o.status,
+      revision,
+      cost: charged,
+      prompt_tokens: o.promptTokens ?? 0,
+      completion_tokens: o.completionTokens ?? 0,
+      output: o.output ?? null,
+      error_code: o.error?.code ?? null,
+      error_message: o.error?.message.slice(0, 2000) ?? null,
+      finished_at: now,
+      lease_owner: null,
+      lease_until: null,
+    })
+    .where('run_id', '=', runId)
+    .execute();
+  await trx.insertInto('edge_settlements').values({ run_id: runId, owner_id: run.owner_id, reserved, charged, outcome: o.status, source: o.source, created_at: now }).execute();
+  const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
+  const endpoints = await endpointsOf(trx, Number(run.owner_id));
+  await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now, endpoints);
+  const balance = Number(after.balance);
+  const stillReserved = Number(after.reserved);
+  await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now, endpoints);
+  await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now, endpoints);
+  return { applied: true, status: o.status, charged, reserved };
 }
 
 async function lockedWallet(trx: Db, ownerId: number, lock: boolean) {

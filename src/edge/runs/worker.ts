@@ -104,8 +104,8 @@ export class RunWorker {
   }
 
   /** Settles a run this worker executed: how it ended for the metrics. */
-  private async settle(runId: string, o: RunOutcome): Promise<WorkerEnd> {
-    const s = await settleRun(this.ctx, runId, o);
+  private async settle(runId: string, ownerId: number, o: RunOutcome): Promise<WorkerEnd> {
+    const s = await settleRun(this.ctx, runId, o, ownerId);
     return s.applied ? o.status : 'already_settled';
   }
 
@@ -114,6 +114,7 @@ export class RunWorker {
     const cfg = this.ctx.config.edge.runs;
     const stop = new AbortController();
     let reason: 'cancelled' | 'lost' | null = null;
+    let ownerId = 0;
     const heartbeat = setInterval(async () => {
       try {
         if (await isCancelRequested(this.ctx.db, runId)) reason = 'cancelled';
@@ -125,8 +126,9 @@ export class RunWorker {
     }, Math.max(100, Math.floor(cfg.leaseMs / 3)));
     try {
       const run = (await runOf(this.ctx.db, runId))!;
+      ownerId = Number(run.owner_id);
       const model = await modelOf(this.ctx.db, run.public_model_id);
-      if (!model) return await this.settle(runId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
+      if (!model) return await this.settle(runId, ownerId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
       // Taken over: the crashed attempt's call may have been served (its answer lost with the process). Called
       // again, the gateway's log would end in this attempt's outcome and hide the served call from the
       // reconciliation (GR04 answers the newest row), so such a run is settled from the log as the
@@ -139,15 +141,15 @@ export class RunWorker {
           this.ctx.log.warn({ err: { message: (e as Error)?.message }, runId }, "run worker: the gateway's log of a run taken over could not be read; left for later");
           return null;
         }
-        if (earlier && earlier.error_code === null) return await this.settle(runId, { status: 'succeeded', ...costOf(earlier), source: 'worker' });
+        if (earlier && earlier.error_code === null) return await this.settle(runId, ownerId, { status: 'succeeded', ...costOf(earlier), source: 'worker' });
       }
       const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
-      return await this.settle(runId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
+      return await this.settle(runId, ownerId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
     } catch (e) {
       if (reason === 'lost') return 'lost';
       const summary = failureSummary(e);
-      if (reason === 'cancelled') return await this.settle(runId, { status: 'cancelled', ...costOf(summary), source: 'cancel' });
-      return await this.settle(runId, { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' });
+      if (reason === 'cancelled') return await this.settle(runId, ownerId, { status: 'cancelled', ...costOf(summary), source: 'cancel' });
+      return await this.settle(runId, ownerId, { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' });
     } finally {
       clearInterval(heartbeat);
     }

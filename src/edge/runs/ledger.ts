@@ -1,0 +1,41 @@
+import type { Transaction } from 'kysely';
+import { GroupCommit } from '../../kit/db/group-commit.js';
+import type { Database } from '../../kit/db/index.js';
+import type { EdgeDB } from '../db.js';
+
+/**
+ * Batches committing at once on PostgreSQL and MySQL: a batch waiting on a row lock (one owner's wallet or
+ * token) does not hold the others back, and a few connections of the pool stay free for everything else.
+ */
+const SERVER_BATCHES = 4;
+
+/**
+ * The edge's ledger writer: the reservations and settlements of concurrent calls share one transaction and
+ * one commit (kit/db/group-commit.ts), instead of a commit each. A piece's promise settles only after its
+ * batch committed, so what follows it (relaying a call, answering it) sees it durable; a failing piece is
+ * rolled back alone and fails only its own caller.
+ *
+ * Pieces of a batch run one after the other in one transaction, in the order of their owner ids, so they see
+ * each other's writes (a token's limit and a wallet's balance are checked as if alone) and two batches in
+ * flight take the owners' rows in one order; a batch that waits on another's row lock continues after that
+ * commit, and a deadlock's victim runs again. So a piece may run more than once: it reads and writes through
+ * `trx` only, and whatever else follows (metrics, logs) is done by its caller once the promise settled.
+ */
+export class LedgerWriter {
+  private readonly group: GroupCommit<EdgeDB>;
+
+  constructor(database: Database<EdgeDB>) {
+    // A SQLite file has one writer: a second batch in flight would only wait for the first.
+    this.group = new GroupCommit(database.db, { concurrency: database.dialect === 'sqlite' ? 1 : SERVER_BATCHES });
+  }
+
+  /** Runs `work` in the next batch (ordered by `ownerId` in it); settles after that batch committed. */
+  write<T>(ownerId: number, work: (trx: Transaction<EdgeDB>) => Promise<T>): Promise<T> {
+    return this.group.run(work, ownerId);
+  }
+
+  /** Refuses new writes and waits for the accepted ones to commit. */
+  close(): Promise<void> {
+    return this.group.close();
+  }
+}
