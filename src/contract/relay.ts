@@ -158,7 +158,10 @@ export type RelayAnswer =
       contentType: string;
       /** The caller-format stream text, piece by piece; pulled at the caller's pace. */
       pieces: AsyncIterable<string>;
-      /** Settles when the stream has ended (or was abandoned). */
+      /**
+       * Settles when the stream has ended (or was abandoned), before its last piece (the closing event) is
+       * handed out: a consumer may hold that piece until the call is charged.
+       */
       summary: Promise<RelaySummary>;
     }
   | {

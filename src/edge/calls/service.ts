@@ -48,12 +48,34 @@ function relayedAs(c: Pick<SyncCall, 'body' | 'modelInPath'>, gatewayModel: stri
 }
 
 /**
+ * A streamed answer whose end waits for its charge. The relay's summary settles before the stream's last
+ * piece is handed out (in process: before its closing event; over HTTP: before the text ahead of the summary
+ * comment, see relay/http-client.ts), so a piece pulled after it, and the end of the answer, go out only once
+ * `charged` (the settlement) committed: a client never sees a stream's closing event ([DONE], message_stop,
+ * response.completed) nor its end before the charge is durable. Should the settlement fail, the answer is
+ * cut there (the run is left to `edge reconcile`); a stream without its summary (the link broke) was cut already.
+ */
+async function* endsCharged<T>(pieces: AsyncIterable<T>, summary: Promise<unknown>, charged: Promise<unknown>): AsyncGenerator<T> {
+  let summarized = false;
+  summary.then(
+    () => (summarized = true),
+    () => {},
+  );
+  for await (const piece of pieces) {
+    if (summarized) await charged;
+    yield piece;
+  }
+  if (summarized) await charged;
+}
+
+/**
  * Model calls answered at once, in every caller format the relay speaks (OpenAI chat, Responses and
  * embeddings, Anthropic Messages, Gemini): each reserves the public model's amount (a 'sync' run), goes
  * through the gateway relay to the model's gateway name and group, and settles the run with the relay's
  * cost when the answer (or the stream) ends. The reservation and the settlement are pieces of ledger
  * batches (runs/ledger.ts): the call is relayed only after its reservation committed, and a whole answer is
- * sent only after its settlement committed. A crash before that leaves the run to `edge reconcile`.
+ * sent, a stream ended, only after its settlement committed (endsCharged). A crash before that leaves the
+ * run to `edge reconcile`.
  */
 export class SyncCalls {
   constructor(
@@ -129,7 +151,8 @@ export class SyncCalls {
         () => this.settleLater(runId, ownerId, model.group_name),
       );
       void settled.catch((e) => this.ctx.log.error({ err: { message: (e as Error).message }, runId }, 'edge: call not settled, left to edge reconcile')).finally(release);
-      return answer;
+      if (answer.kind === 'stream') return { ...answer, pieces: endsCharged(answer.pieces, answer.summary, settled) };
+      return { ...answer, chunks: endsCharged(answer.chunks, answer.summary, settled) };
     } catch (e) {
       release();
       // Only the reservation answers insufficient_balance.

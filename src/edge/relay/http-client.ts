@@ -96,8 +96,12 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
       let fail!: (e: Error) => void;
       const summary = new Promise<RelaySummary>((resolve, reject) => ((settle = resolve), (fail = reject)));
       summary.catch(() => {});
+      // The text ahead of the summary comment (the stream's closing event, or at least its blank line) is
+      // handed out after the summary settled, as the in-process relay does: the edge ends a stream only once
+      // it is charged (calls/service.ts).
       async function* pieces(): AsyncGenerator<string> {
         let pending = '';
+        let last = '';
         let trailer: string | null = null;
         const utf8 = new TextDecoder();
         try {
@@ -111,7 +115,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
             const at = pending.indexOf(RELAY_SUMMARY_COMMENT);
             if (at >= 0) {
               trailer = pending.slice(at + RELAY_SUMMARY_COMMENT.length);
-              if (at > 0) yield pending.slice(0, at);
+              last = pending.slice(0, at);
               pending = '';
               continue;
             }
@@ -123,6 +127,7 @@ export function httpRelay(opts: { url: string; tokenKey: string; timeoutMs: numb
           if (pending) yield pending;
           if (trailer === null) throw new Error('the relay stream ended without its summary');
           settle(JSON.parse(trailer.trim()) as RelaySummary);
+          if (last) yield last;
         } catch (e) {
           fail(e as Error);
           throw e;
