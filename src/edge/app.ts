@@ -49,6 +49,7 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
     throw e;
   }
   const log = runtime.log.child({ deployable: 'edge' });
+  const metrics = new EdgeMetrics(database.db, log);
   const ctx: EdgeContext = {
     config,
     database,
@@ -61,8 +62,8 @@ export async function createEdgeContext(config: Config, runtime: Runtime, inProc
       // A receiver's answer is not used beyond its status: read at most 64 KiB of it.
       maxBytes: 64 * 1024,
     }),
-    metrics: new EdgeMetrics(database.db, log),
-    ledger: new LedgerWriter(database),
+    metrics,
+    ledger: new LedgerWriter(database, metrics),
   };
   const { relay, configured } = relayFor(config, inProcessRelay);
   if (!configured && config.services.includes('edge')) ctx.log.warn('edge: no gateway relay (run the gateway in the same process, or set EDGE_RELAY_URL and EDGE_RELAY_TOKEN_KEY): calls answer 503');

@@ -33,6 +33,8 @@ export class EdgeMetrics {
   private readonly taken = new Counter({ name: 'edge_run_worker_taken_total', help: 'Runs the run worker took', registers: [] });
   private readonly takeovers = new Counter({ name: 'edge_run_worker_takeovers_total', help: 'Runs the run worker took over from an earlier attempt (a worker whose lease ran out)', registers: [] });
   private readonly workerSettled = new Counter({ name: 'edge_run_worker_settled_total', help: "Runs the run worker ended, by settlement status (succeeded, failed, cancelled, already_settled, lost: its lease was taken over)", labelNames: ['status'], registers: [] });
+  private readonly ledgerBatches = new Counter({ name: 'edge_ledger_batches_total', help: 'Ledger batches: transactions shared by concurrent reservations and settlements (runs/ledger.ts)', registers: [] });
+  private readonly ledgerPieces = new Counter({ name: 'edge_ledger_pieces_total', help: 'Reservations and settlements written in ledger batches (pieces per batch: this over edge_ledger_batches_total)', registers: [] });
   private readonly workerRunning = new Gauge({ name: 'edge_run_worker_running', help: 'Runs the run worker of this instance is executing', registers: [] });
   private readonly outbox: Gauge[];
   private readonly cache = new RefreshingCache<'outbox', OutboxState>(OUTBOX_FRESH_MS, 2 * OUTBOX_FRESH_MS);
@@ -76,7 +78,7 @@ export class EdgeMetrics {
 
   /** Publishes every edge metric in the app's registry. */
   register(registry: Registry) {
-    const all: Metric[] = [this.admissions, this.reservations, this.reservedUnits, this.settlements, this.settledUnits, this.deliveries, this.taken, this.takeovers, this.workerSettled, this.workerRunning, ...this.outbox];
+    const all: Metric[] = [this.admissions, this.reservations, this.reservedUnits, this.settlements, this.settledUnits, this.deliveries, this.taken, this.takeovers, this.workerSettled, this.workerRunning, this.ledgerBatches, this.ledgerPieces, ...this.outbox];
     for (const m of all) registry.registerMetric(m);
   }
 
@@ -87,6 +89,12 @@ export class EdgeMetrics {
   /** A refused admission, by its code (the error catalog's: a fixed list); anything else is `error`. */
   admissionRefused(e: unknown) {
     this.admission(e instanceof AppError ? e.code : 'error').inc();
+  }
+
+  /** A ledger batch of `pieces` reservations and settlements, settled. */
+  ledgerBatch(pieces: number) {
+    this.ledgerBatches.inc();
+    this.ledgerPieces.inc(pieces);
   }
 
   reservedRun(kind: 'async' | 'sync', amount: number) {

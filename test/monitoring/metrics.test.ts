@@ -223,6 +223,10 @@ eachDatabase('edge /metrics: admissions, reservations, settlements, webhook deli
     assert.equal(value(m, 'edge_run_worker_settled_total', { status: 'succeeded' }), 2);
     assert.equal(value(m, 'edge_run_worker_settled_total', { status: 'failed' }), 1);
     assert.equal(value(m, 'edge_run_worker_running'), 0);
+    // The six reservations and four settlements above (and the refused ones) were pieces of ledger batches.
+    const pieces = value(m, 'edge_ledger_pieces_total');
+    assert.ok(pieces >= 6 + 4, String(pieces));
+    assert.ok(value(m, 'edge_ledger_batches_total') >= 1 && value(m, 'edge_ledger_batches_total') <= pieces);
     // Dispatched: acme's events (admissions, run starts, settlements, the sync call's); hooked's two, dead.
     const delivered = value(m, 'edge_webhook_deliveries_total', { result: 'delivered' });
     assert.equal(delivered, ok.received());

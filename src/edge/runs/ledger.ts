@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import { GroupCommit } from '../../kit/db/group-commit.js';
 import type { Database } from '../../kit/db/index.js';
 import type { EdgeDB } from '../db.js';
+import type { EdgeMetrics } from '../metrics.js';
 
 /**
  * Batches committing at once on PostgreSQL and MySQL: a batch waiting on a row lock (one owner's wallet or
@@ -24,9 +25,10 @@ const SERVER_BATCHES = 4;
 export class LedgerWriter {
   private readonly group: GroupCommit<EdgeDB>;
 
-  constructor(database: Database<EdgeDB>) {
+  constructor(database: Database<EdgeDB>, metrics: EdgeMetrics) {
     // A SQLite file has one writer: a second batch in flight would only wait for the first.
-    this.group = new GroupCommit(database.db, { concurrency: database.dialect === 'sqlite' ? 1 : SERVER_BATCHES });
+    const concurrency = database.dialect === 'sqlite' ? 1 : SERVER_BATCHES;
+    this.group = new GroupCommit(database.db, { concurrency, onBatch: (pieces) => metrics.ledgerBatch(pieces) });
   }
 
   /** Runs `work` in the next batch (ordered by `ownerId` in it); settles after that batch committed. */

@@ -47,11 +47,13 @@ eachDatabase('group commit', (v) => {
     await writer.close();
   });
 
-  test('a batch holds at most maxItems; the rest follows in the next', async () => {
-    const writer = new GroupCommit(database.db, { maxItems: 8 });
+  test('a batch holds at most maxItems; the rest follows in the next; onBatch is told each size', async () => {
+    const sizes: number[] = [];
+    const writer = new GroupCommit(database.db, { maxItems: 8, onBatch: (n) => sizes.push(n) });
     const seen = new Map<unknown, number>();
     await Promise.all(Array.from({ length: 20 }, () => writer.run(async (trx) => void seen.set(trx, (seen.get(trx) ?? 0) + 1))));
     assert.deepEqual([...seen.values()], [8, 8, 4]);
+    assert.deepEqual(sizes, [8, 8, 4]);
     await writer.close();
   });
 

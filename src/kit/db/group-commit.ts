@@ -11,6 +11,8 @@ export interface GroupCommitOptions {
   windowMs?: number;
   /** Batches in flight at once (default 1; a SQLite file has one writer, so more would only wait). */
   concurrency?: number;
+  /** Told each batch's size once its pieces settled (committed, or failed alone). */
+  onBatch?: (pieces: number) => void;
 }
 
 type Work<DB, T> = (trx: Transaction<DB>) => Promise<T>;
@@ -43,6 +45,7 @@ export class GroupCommit<DB> {
   private readonly maxItems: number;
   private readonly windowMs: number;
   private readonly concurrency: number;
+  private readonly onBatch?: (pieces: number) => void;
   private inFlight = 0;
   private waiting = false;
   private closed = false;
@@ -55,6 +58,7 @@ export class GroupCommit<DB> {
     this.maxItems = Math.max(1, opts.maxItems ?? 64);
     this.windowMs = Math.max(0, opts.windowMs ?? 0);
     this.concurrency = Math.max(1, opts.concurrency ?? 1);
+    this.onBatch = opts.onBatch;
   }
 
   /** Runs `work` in the next batch; settles after that batch committed (or with the work's own error). */
@@ -100,6 +104,7 @@ export class GroupCommit<DB> {
     try {
       const outcomes = await this.commit(items);
       outcomes.forEach((o, i) => (o.ok ? items[i]!.resolve(o.value) : items[i]!.reject(o.error)));
+      this.onBatch?.(items.length);
     } finally {
       this.inFlight--;
       if (this.queue.length) this.schedule();
