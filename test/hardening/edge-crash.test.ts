@@ -7,6 +7,7 @@ import { registerEdgeCommands } from '../../src/edge/cli.js';
 import type { EdgeDB } from '../../src/edge/db.js';
 import { openDatabase } from '../../src/kit/db/index.js';
 import { runCli } from '../helpers/cli.js';
+import { scrape, value } from '../helpers/metrics.js';
 import { sendJson, startFakeUpstream, type Seen } from '../helpers/fake-upstream.js';
 import { startGateway } from '../helpers/gateway.js';
 import { RELAY_ENV, RELAY_SECRET } from '../helpers/relay.js';
@@ -318,6 +319,9 @@ async function runVariant(v: Variant, t: { diagnostic(s: string): void }) {
       await sleep(50);
       const lines = await cli('edge', 'reconcile');
       const reconciled = lines.at(-1)!;
+      // Reservations and settlements share transactions (the ledger's batches): how many, since the last restart.
+      const m = await scrape(proc.url);
+      const ledger = `${value(m, 'edge_ledger_pieces_total')} reservations and settlements in ${value(m, 'edge_ledger_batches_total')} commits since the last restart`;
       assert.equal(await proc.stop(), 0, 'the edge did not stop cleanly');
       proc = null;
       await gateway.relay.log.flush();
@@ -336,7 +340,7 @@ async function runVariant(v: Variant, t: { diagnostic(s: string): void }) {
       const summary =
         `edge crash [${v.name}] seed ${SEED}: ${kills} kills (restarts ${restartsMs.join('/')} ms after pauses ${pausesMs.join('/')} ms), ${RUNS} calls (${cut} cut at the client), ${runs.length} runs ` +
         `(${runs.filter((r) => r.kind === 'async').length} admitted): ${by('succeeded')} succeeded, ${by('failed')} failed (${errors}), ${by('cancelled')} cancelled; ` +
-        `${runs.filter((r) => Number(r.attempts) > 1).length} taken over (${fromLog} of them settled from the gateway's log, ${servedTwice} runs served twice by the gateway); settled by ${bySource}; ${charged} units charged; reconcile: ${reconciled}; ${((Date.now() - began) / 1000).toFixed(1)} s`;
+        `${runs.filter((r) => Number(r.attempts) > 1).length} taken over (${fromLog} of them settled from the gateway's log, ${servedTwice} runs served twice by the gateway); settled by ${bySource}; ledger: ${ledger}; ${charged} units charged; reconcile: ${reconciled}; ${((Date.now() - began) / 1000).toFixed(1)} s`;
       t.diagnostic(summary);
       assert.deepEqual(problems, [], `seed ${SEED} (replay with EDGE_CRASH_SEED=${SEED})`);
     } finally {
@@ -430,6 +434,8 @@ async function check(db: Awaited<ReturnType<typeof openDatabase<EdgeDB>>>['db'],
     const run = byRequest.get(`${OWNERS[c.owner]} ${s.requestId}`);
     if (!run) problems.push(`call ${c.i}: answered, no run`);
     else if (Number(run.cost) !== COST) problems.push(`call ${c.i}: answered whole, run ${run.run_id} charged ${run.cost} (${run.status})`);
+    // The edge ends an answer (a stream's [DONE]) only once its settlement committed: never left to reconcile.
+    else if (settlements.get(run.run_id)?.source !== 'sync') problems.push(`call ${c.i}: answered whole, but settled by ${settlements.get(run.run_id)?.source} (not before its answer ended)`);
   }
   return problems;
 }

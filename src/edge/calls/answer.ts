@@ -36,6 +36,11 @@ export function callOf(req: FastifyRequest, asked: AskedCall, signal: AbortSigna
 /**
  * Serves one call in its caller's format: the relay's answer as it came, or its stream (of text or bytes) at
  * the caller's pace; bytes cut by an upstream failure end the connection without their last chunk.
+ *
+ * What the client sees is charged: a whole answer is sent only after its settlement committed, and a stream's
+ * closing event ([DONE], message_stop, response.completed; at least its closing blank line) and its end only
+ * after it (SyncCalls' endsCharged). A crash before that cuts the answer, and `edge reconcile` settles the run
+ * from the gateway's log; an answer a client received whole is never left to it.
  */
 export async function answerCall(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall, req: FastifyRequest, reply: FastifyReply) {
   checkAdmission(ctx);
