@@ -38,9 +38,11 @@ export function callOf(req: FastifyRequest, asked: AskedCall, signal: AbortSigna
  * the caller's pace; bytes cut by an upstream failure end the connection without their last chunk.
  *
  * What the client sees is charged: a whole answer is sent only after its settlement committed, and a stream's
- * closing event ([DONE], message_stop, response.completed; at least its closing blank line) and its end only
- * after it (SyncCalls' endsCharged). A crash before that cuts the answer, and `edge reconcile` settles the run
- * from the gateway's log; an answer a client received whole is never left to it.
+ * end only after it, with the closing event the relay writes last ([DONE], message_stop, response.completed
+ * of a converted stream; over the HTTP relay link, at least the closing blank line of any stream) — SyncCalls'
+ * endsCharged. A native pass-through stream in process (an Anthropic or Gemini channel serving its own format)
+ * has its last event out as it came; only its end waits. A crash before that cuts the answer, and `edge
+ * reconcile` settles the run from the gateway's log; an answer a client received whole is never left to it.
  */
 export async function answerCall(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall, req: FastifyRequest, reply: FastifyReply) {
   checkAdmission(ctx);
