@@ -51,8 +51,8 @@ function relayedAs(c: Pick<SyncCall, 'body' | 'modelInPath'>, gatewayModel: stri
  * A streamed answer whose end waits for its charge. The relay's summary settles before the stream's last
  * piece is handed out (in process: before its closing event; over HTTP: before the text ahead of the summary
  * comment, see relay/http-client.ts), so a piece pulled after it, and the end of the answer, go out only once
- * `charged` (the settlement) committed: a client never sees a stream's closing event ([DONE], message_stop,
- * response.completed) nor its end before the charge is durable. Should the settlement fail, the answer is
+ * `charged` (the settlement) committed: a client never sees a stream's end, nor the closing event the relay
+ * writes last (see answer.ts), before the charge is durable. Should the settlement fail, the answer is
  * cut there (the run is left to `edge reconcile`); a stream without its summary (the link broke) was cut already.
  */
 async function* endsCharged<T>(pieces: AsyncIterable<T>, summary: Promise<unknown>, charged: Promise<unknown>): AsyncGenerator<T> {
