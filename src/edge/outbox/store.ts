@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { prepared } from '../../kit/db/prepared.js';
 import type { Db } from '../keys/store.js';
 
 export interface NewEvent {
@@ -25,25 +26,18 @@ export interface NewEvent {
  */
 /** The owner's current webhook endpoints (look them up once for the events of one transaction). */
 export async function endpointsOf(trx: Db, ownerId: number): Promise<string[]> {
-  const rows = await trx.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null).execute();
-  return rows.map((r) => r.endpoint_id);
+  return (await endpointRows(trx, ownerId)).rows.map((r) => r.endpoint_id);
 }
+
+// Both run for every reservation and settlement (see prepared()).
+const endpointRows = prepared((db: Db, ownerId: number) => db.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null));
+const insertEvent = prepared((db: Db, event_id: string, type: string, aggregate_id: string, aggregate_revision: number, owner_id: number, payload: string, traceparent: string | null, created_at: number) =>
+  db.insertInto('edge_outbox').values({ event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at } as never),
+);
 
 export async function appendEvent(trx: Db, e: NewEvent, now = Date.now(), endpoints?: string[]): Promise<string> {
   const eventId = crypto.randomUUID();
-  await trx
-    .insertInto('edge_outbox')
-    .values({
-      event_id: eventId,
-      type: e.type,
-      aggregate_id: e.aggregateId,
-      aggregate_revision: e.aggregateRevision,
-      owner_id: e.ownerId,
-      payload: JSON.stringify(e.payload),
-      traceparent: e.traceparent,
-      created_at: now,
-    } as never)
-    .execute();
+  await insertEvent(trx, eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now);
   const targets = endpoints ?? (await endpointsOf(trx, e.ownerId));
   if (targets.length) {
     await trx

@@ -1,4 +1,5 @@
 import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
+import { prepared } from '../../kit/db/prepared.js';
 import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
@@ -80,40 +81,14 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
   if (token && !token.unlimited) cap = Math.min(cap, reserved + Math.max(0, token.remain));
   const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
   const served = o.status === 'succeeded' || charged > 0 ? 1 : 0;
-  const update = await trx
-    .updateTable('edge_wallets')
-    .set((eb) => ({
-      balance: eb('balance', '-', charged),
-      reserved: eb('reserved', '-', reserved),
-      revision: eb('revision', '+', 1),
-      updated_at: Math.floor(now / 1000),
-      used_quota: eb('used_quota', '+', charged),
-      request_count: eb('request_count', '+', served),
-    }))
-    .where('owner_id', '=', run.owner_id)
-    .executeTakeFirstOrThrow();
-  if (update.numUpdatedRows !== 1n) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
+  const updated = await chargeWallet(trx, charged, reserved, Math.floor(now / 1000), served, run.owner_id);
+  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
   if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
-  const after = await lockedWallet(trx, run.owner_id, false);
+  // The wallet after the update, without reading it again: its row is locked (or, on SQLite, this is the one writer).
+  const after = { wallet_id: wallet.wallet_id, balance: Number(wallet.balance) - charged, reserved: Number(wallet.reserved) - reserved, revision: Number(wallet.revision) + 1 };
   const revision = Number(run.revision) + 1;
-  await trx
-    .updateTable('edge_runs')
-    .set({
-      status: o.status,
-      revision,
-      cost: charged,
-      prompt_tokens: o.promptTokens ?? 0,
-      completion_tokens: o.completionTokens ?? 0,
-      output: o.output ?? null,
-      error_code: o.error?.code ?? null,
-      error_message: o.error?.message.slice(0, 2000) ?? null,
-      finished_at: now,
-      lease_owner: null,
-      lease_until: null,
-    })
-    .where('run_id', '=', runId)
-    .execute();
-  await trx.insertInto('edge_settlements').values({ run_id: runId, owner_id: run.owner_id, reserved, charged, outcome: o.status, source: o.source, created_at: now }).execute();
+  await finishRun(trx, o.status, revision, charged, o.promptTokens ?? 0, o.completionTokens ?? 0, o.output ?? null, o.error?.code ?? null, o.error?.message.slice(0, 2000) ?? null, now, runId);
+  await insertSettlement(trx, runId, run.owner_id, reserved, charged, o.status, o.source, now);
   const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
   const endpoints = await endpointsOf(trx, Number(run.owner_id));
   await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now, endpoints);
@@ -124,8 +99,38 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
   return { applied: true, status: o.status, charged, reserved };
 }
 
+// The settlement's statements (see prepared()): built and compiled once per dialect.
+const walletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId));
+const lockedWalletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId).forUpdate());
+
 async function lockedWallet(trx: Db, ownerId: number, lock: boolean) {
-  let q = trx.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId);
-  if (lock) q = q.forUpdate();
-  return q.executeTakeFirstOrThrow();
+  const row = (await (lock ? lockedWalletRow : walletRow)(trx, ownerId)).rows[0];
+  if (!row) throw new Error(`settle: owner ${ownerId} has no wallet`);
+  return row;
 }
+
+const chargeWallet = prepared((db: Db, charged: number, reserved: number, updatedAt: number, served: number, ownerId: number) =>
+  db
+    .updateTable('edge_wallets')
+    .set((eb) => ({
+      balance: eb('balance', '-', charged),
+      reserved: eb('reserved', '-', reserved),
+      revision: eb('revision', '+', 1),
+      updated_at: updatedAt,
+      used_quota: eb('used_quota', '+', charged),
+      request_count: eb('request_count', '+', served),
+    }))
+    .where('owner_id', '=', ownerId),
+);
+
+const finishRun = prepared(
+  (db: Db, status: EdgeRunTable['status'], revision: number, cost: number, promptTokens: number, completionTokens: number, output: string | null, errorCode: string | null, errorMessage: string | null, finishedAt: number, runId: string) =>
+    db
+      .updateTable('edge_runs')
+      .set({ status, revision, cost, prompt_tokens: promptTokens, completion_tokens: completionTokens, output, error_code: errorCode, error_message: errorMessage, finished_at: finishedAt, lease_owner: null, lease_until: null })
+      .where('run_id', '=', runId),
+);
+
+const insertSettlement = prepared((db: Db, run_id: string, owner_id: number, reserved: number, charged: number, outcome: EdgeRunTable['status'], source: SettlementSource, created_at: number) =>
+  db.insertInto('edge_settlements').values({ run_id, owner_id, reserved, charged, outcome, source, created_at } as never),
+);

@@ -1,3 +1,4 @@
+import { prepared } from '../../kit/db/prepared.js';
 import type { Db } from '../keys/store.js';
 import type { EdgeRunTable, RunStatus } from '../db.js';
 
@@ -12,10 +13,12 @@ export async function insertRun(trx: Db, run: NewRun) {
   await trx.insertInto('edge_runs').values(row).execute();
 }
 
-export async function runOf(db: Db, runId: string, lock = false) {
-  let q = db.selectFrom('edge_runs').selectAll().where('run_id', '=', runId);
-  if (lock) q = q.forUpdate();
-  return q.executeTakeFirst();
+// Every settlement reads its run (see prepared()): locked where the database locks rows.
+const runRow = prepared((db: Db, runId: string) => db.selectFrom('edge_runs').selectAll().where('run_id', '=', runId));
+const lockedRunRow = prepared((db: Db, runId: string) => db.selectFrom('edge_runs').selectAll().where('run_id', '=', runId).forUpdate());
+
+export async function runOf(db: Db, runId: string, lock = false): Promise<EdgeRunTable | undefined> {
+  return (await (lock ? lockedRunRow : runRow)(db, runId)).rows[0];
 }
 
 /** An owner's run by the request id the admission answered (the newest, should a client reuse one). */
