@@ -9,8 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Pool } from 'undici';
-import { alternate, BENCH_DIR, combine, LOAD, measureFor, row, startChild, stealMeter, type BenchRequest, type Figures, type ServerChild, type Slice } from './lib.js';
+import { alternate, BENCH_DIR, combine, LOAD, measureFor, oneConnection, row, startChild, type BenchRequest, type Figures, type ServerChild, type Slice } from './lib.js';
 import { ensurePortkeyInstalled } from './relay.js';
 import { cpuRatio, judge, rateRatio, type Verdict } from './targets.js';
 
@@ -65,30 +64,9 @@ export function saturated(p: Proxy, stream: boolean, connections = LOAD.connecti
   return (seconds) => measureFor({ name, url: p.url, method: 'POST', headers: p.headers, body, check, pid: p.pid, connections, ...(requests ? { requests } : {}) }, seconds);
 }
 
-/** One connection, one request after the other (an undici Pool here): each latency without a queue, to the µs. */
+/** One connection, one request after the other: each latency without a queue, to the µs. */
 function unloaded(p: Proxy): Slice {
-  return async (seconds) => {
-    const u = new URL(p.url);
-    const pool = new Pool(u.origin, { connections: 1 });
-    const latencies: number[] = [];
-    let failed = 0;
-    const steal = stealMeter();
-    const end = performance.now() + seconds * 1000;
-    while (performance.now() < end) {
-      const t = performance.now();
-      try {
-        const res = await pool.request({ path: u.pathname, method: 'POST', headers: p.headers, body: chatBody(false) });
-        if (!answered(false)(res.statusCode, await res.body.text())) failed++;
-      } catch {
-        failed++;
-      }
-      latencies.push(performance.now() - t);
-    }
-    await pool.close();
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
-    return { name: `${p.name}, whole, 1 conn.`, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), failed, total: latencies.length, steal: steal() };
-  };
+  return oneConnection(`${p.name}, whole, 1 conn.`, p.url, { headers: p.headers, body: chatBody(false), check: answered(false) });
 }
 
 /** The server CPU per request of column `b` against column `a` (0: the floor): steadier than req/s on a shared machine. */

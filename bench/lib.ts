@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Pool } from 'undici';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 
@@ -287,4 +288,30 @@ export function runWhenMain(moduleUrl: string, bench: () => Promise<string[]>) {
       process.exit(1);
     },
   );
+}
+
+/** One connection, one request after the other (an undici Pool): each latency without a queue in front of it, to the µs. */
+export function oneConnection(name: string, url: string, request: { headers: Record<string, string>; body: string; check: (status: number, text: string) => boolean }): Slice {
+  return async (seconds) => {
+    const u = new URL(url);
+    const pool = new Pool(u.origin, { connections: 1 });
+    const latencies: number[] = [];
+    let failed = 0;
+    const steal = stealMeter();
+    const end = performance.now() + seconds * 1000;
+    while (performance.now() < end) {
+      const t = performance.now();
+      try {
+        const res = await pool.request({ path: u.pathname, method: 'POST', headers: request.headers, body: request.body });
+        if (!request.check(res.statusCode, await res.body.text())) failed++;
+      } catch {
+        failed++;
+      }
+      latencies.push(performance.now() - t);
+    }
+    await pool.close();
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
+    return { name, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), failed, total: latencies.length, steal: steal() };
+  };
 }

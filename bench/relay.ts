@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { signWorkloadToken } from '../src/kit/crypto/workload-token.js';
-import { alternate, BENCH_DIR, combine, HEADER, LOAD, measureFor, row, startChild, stealMeter, type Figures, type ServerChild, type Slice, runWhenMain } from './lib.js';
+import { alternate, BENCH_DIR, combine, HEADER, LOAD, measureFor, oneConnection, row, startChild, type Figures, type ServerChild, type Slice, runWhenMain } from './lib.js';
 import { docsTable, judge, verdictLines, type Verdict } from './targets.js';
 
 const PEER_DIR = path.join(BENCH_DIR, 'peers', 'portkey');
@@ -59,31 +59,7 @@ function saturated(p: Proxy, stream: boolean): Slice {
 
 /** One connection, one request after the other: each latency without a queue in front of it (fractional ms). */
 function unloaded(p: Proxy, stream: boolean): Slice {
-  return async (seconds) => {
-    const u = new URL(p.url);
-    const pool = new Pool(u.origin, { connections: 1 });
-    const headers = await p.headers();
-    const body = bodyOf('gpt-4o-mini', stream);
-    const check = answered(stream);
-    const latencies: number[] = [];
-    let failed = 0;
-    const steal = stealMeter();
-    const end = performance.now() + seconds * 1000;
-    while (performance.now() < end) {
-      const t = performance.now();
-      try {
-        const res = await pool.request({ path: u.pathname, method: 'POST', headers, body });
-        if (!check(res.statusCode, await res.body.text())) failed++;
-      } catch {
-        failed++;
-      }
-      latencies.push(performance.now() - t);
-    }
-    await pool.close();
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
-    return { name: `${p.name}, ${stream ? 'streamed' : 'whole'}, 1 conn.`, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), failed, total: latencies.length, steal: steal() };
-  };
+  return async (seconds) => oneConnection(`${p.name}, ${stream ? 'streamed' : 'whole'}, 1 conn.`, p.url, { headers: await p.headers(), body: bodyOf('gpt-4o-mini', stream), check: answered(stream) })(seconds);
 }
 
 /** Resident set size of a process in MB (Linux /proc). */
