@@ -1,7 +1,13 @@
+import { prepared } from '../../kit/db/prepared.js';
 import type { Db } from '../keys/store.js';
 
+// Every admission writes one (see prepared()).
+const insertKey = prepared((db: Db, ownerId: number, key: string, bodyHash: string, response: string, createdAt: number) =>
+  db.insertInto('edge_idempotency').values({ owner_id: ownerId, key, body_hash: bodyHash, response, created_at: createdAt }),
+);
+
 export async function insertIdempotency(trx: Db, row: { owner_id: number; key: string; body_hash: string; response: string; created_at: number }) {
-  await trx.insertInto('edge_idempotency').values(row).execute();
+  await insertKey(trx, row.owner_id, row.key, row.body_hash, row.response, row.created_at);
 }
 
 export async function idempotencyOf(db: Db, ownerId: number, key: string) {

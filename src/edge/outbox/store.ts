@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { keptPerDatabase } from '../../kit/cache/kept-reads.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { Db } from '../keys/store.js';
 
@@ -19,21 +20,34 @@ export interface NewEvent {
   traceparent: string | null;
 }
 
-/**
- * Appends an immutable event inside the caller's transaction and queues one delivery of it to each of
- * the owner's current webhook endpoints (same transaction: no event without its deliveries, none without
- * the change it describes).
- */
-/** The owner's current webhook endpoints (look them up once for the events of one transaction). */
-export async function endpointsOf(trx: Db, ownerId: number): Promise<string[]> {
-  return (await endpointRows(trx, ownerId)).rows.map((r) => r.endpoint_id);
-}
-
 // Both run for every reservation and settlement (see prepared()).
 const endpointRows = prepared((db: Db, ownerId: number) => db.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null));
 const insertEvent = prepared((db: Db, event_id: string, type: string, aggregate_id: string, aggregate_revision: number, owner_id: number, payload: string, traceparent: string | null, created_at: number) =>
   db.insertInto('edge_outbox').values({ event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at } as never),
 );
+
+/**
+ * An owner's endpoints, kept 1 s per database (kit/cache/kept-reads.ts): an endpoint added or removed by another
+ * instance counts for its events within that time, one changed here at once (webhooksChanged). Keyed by the
+ * database the transaction belongs to (the dialect adapter, which a Kysely instance shares with its
+ * transactions), so the events of every transaction use it.
+ */
+const endpointsByOwner = keptPerDatabase<object, number, string[]>(1000);
+
+/** The owner's current webhook endpoints (look them up once for the events of one transaction). */
+export async function endpointsOf(trx: Db, ownerId: number): Promise<string[]> {
+  const read = async () => (await endpointRows(trx, ownerId)).rows.map((r) => r.endpoint_id);
+  return (await endpointsByOwner.get(trx.getExecutor().adapter, ownerId, read))!;
+}
+
+/** Every writer of webhook endpoints calls this after its change. */
+export const webhooksChanged = endpointsByOwner.forget;
+
+/**
+ * Appends an immutable event inside the caller's transaction and queues one delivery of it to each of
+ * the owner's current webhook endpoints (same transaction: no event without its deliveries, none without
+ * the change it describes).
+ */
 
 export async function appendEvent(trx: Db, e: NewEvent, now = Date.now(), endpoints?: string[]): Promise<string> {
   const eventId = crypto.randomUUID();

@@ -1,9 +1,20 @@
 import crypto from 'node:crypto';
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
+import { prepared } from '../../kit/db/prepared.js';
+
+// Every reservation runs these (see prepared()).
+const walletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId));
+const reserveWhenAvailable = prepared((db: Db, ownerId: number, amount: number, now: number) =>
+  db
+    .updateTable('edge_wallets')
+    .set((eb) => ({ reserved: eb('reserved', '+', amount), revision: eb('revision', '+', 1), updated_at: now }))
+    .where('owner_id', '=', ownerId)
+    .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', amount)),
+);
 
 export async function walletOf(db: Db, ownerId: number) {
-  return db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId).executeTakeFirst();
+  return (await walletRow(db, ownerId)).rows[0];
 }
 
 /** Creates the owner's wallet at zero unless it has one. */
@@ -37,13 +48,8 @@ async function afterUpdate(db: Db, ownerId: number, changed: bigint) {
  * concurrent reservations never overdraw. Returns the wallet after the change, or undefined.
  */
 export async function reserve(db: Db, ownerId: number, amount: number) {
-  const r = await db
-    .updateTable('edge_wallets')
-    .set((eb) => ({ reserved: eb('reserved', '+', amount), revision: eb('revision', '+', 1), updated_at: nowSeconds() }))
-    .where('owner_id', '=', ownerId)
-    .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', amount))
-    .executeTakeFirstOrThrow();
-  return afterUpdate(db, ownerId, r.numUpdatedRows);
+  const r = await reserveWhenAvailable(db, ownerId, amount, nowSeconds());
+  return afterUpdate(db, ownerId, r.numAffectedRows ?? 0n);
 }
 
 /** Every wallet with its owner's name, by owner name. */

@@ -1,8 +1,10 @@
 import type { Db } from '../keys/store.js';
+import { webhooksChanged } from '../outbox/store.js';
 import type { DeliveryStatus } from '../db.js';
 
 export async function insertWebhook(db: Db, row: { endpoint_id: string; owner_id: number; url: string; secret: string; created_at: number }) {
   await db.insertInto('edge_webhooks').values({ ...row, removed_at: null } as never).execute();
+  webhooksChanged();
 }
 
 export async function listWebhooks(db: Db) {
@@ -16,6 +18,7 @@ export async function listWebhooks(db: Db) {
 
 export async function removeWebhook(db: Db, endpointId: string, now: number): Promise<boolean> {
   const r = await db.updateTable('edge_webhooks').set({ removed_at: now }).where('endpoint_id', '=', endpointId).where('removed_at', 'is', null).executeTakeFirst();
+  webhooksChanged();
   return Number(r.numUpdatedRows) === 1;
 }
 
