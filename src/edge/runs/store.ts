@@ -5,12 +5,21 @@ import type { EdgeRunTable, RunStatus } from '../db.js';
 type Defaulted = 'lease_owner' | 'lease_until' | 'attempts' | 'cancel_requested' | 'output' | 'prompt_tokens' | 'completion_tokens' | 'cost' | 'error_code' | 'error_message' | 'started_at' | 'finished_at' | 'token_id' | 'token_name' | 'stream';
 export type NewRun = Omit<EdgeRunTable, Defaulted> & Partial<Pick<EdgeRunTable, Defaulted>>;
 
+const RUN_COLUMNS: readonly (keyof EdgeRunTable)[] = [
+  'run_id', 'request_id', 'owner_id', 'key_id', 'public_model_id', 'input', 'api_version', 'reserved_amount', 'status', 'revision', 'traceparent',
+  'created_at', 'kind', 'format', 'lease_owner', 'lease_until', 'attempts', 'cancel_requested', 'output', 'prompt_tokens', 'completion_tokens',
+  'cost', 'error_code', 'error_message', 'started_at', 'finished_at', 'deadline_at', 'token_id', 'token_name', 'stream',
+];
+const RUN_DEFAULTS: Pick<EdgeRunTable, Defaulted> = {
+  lease_owner: null, lease_until: null, attempts: 0, cancel_requested: 0, output: null, prompt_tokens: 0, completion_tokens: 0, cost: 0,
+  error_code: null, error_message: null, started_at: null, finished_at: null, token_id: 0, token_name: '', stream: 0,
+};
+// Every call inserts its run (see prepared()): one value per column, a missing one its default.
+const insertRunRow = prepared((db: Db, ...values: unknown[]) => db.insertInto('edge_runs').values(Object.fromEntries(RUN_COLUMNS.map((c, i) => [c, values[i]])) as never));
+
 export async function insertRun(trx: Db, run: NewRun) {
-  const row: EdgeRunTable = {
-    lease_owner: null, lease_until: null, attempts: 0, cancel_requested: 0, output: null, prompt_tokens: 0, completion_tokens: 0, cost: 0,
-    error_code: null, error_message: null, started_at: null, finished_at: null, token_id: 0, token_name: '', stream: 0, ...run,
-  };
-  await trx.insertInto('edge_runs').values(row).execute();
+  const row = run as Partial<EdgeRunTable>;
+  await insertRunRow(trx, ...RUN_COLUMNS.map((c) => row[c] ?? (RUN_DEFAULTS as Partial<EdgeRunTable>)[c] ?? null));
 }
 
 // Every settlement reads its run (see prepared()): locked where the database locks rows.

@@ -1,6 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { dialectOf, locksRows } from '../../../kit/db/index.js';
 import { AppError } from '../../../kit/http/errors.js';
+import { prepared } from '../../../kit/db/prepared.js';
 import type { EdgeTokenTable } from '../../db.js';
 import { forgetKeyRows, type Db } from '../../keys/store.js';
 
@@ -10,11 +11,20 @@ export type TokenFields = Pick<EdgeTokenTable, 'name' | 'expired_time' | 'remain
 
 // ---- a call's hold and settlement (runs/reserve.ts, runs/settle.ts) ----
 
+// A token's call runs these (see prepared()).
+const quotaRow = prepared((db: Db, id: number) => db.selectFrom('edge_tokens').select(['remain_quota', 'unlimited_quota']).where('id', '=', id));
+const lockedQuotaRow = prepared((db: Db, id: number) => db.selectFrom('edge_tokens').select(['remain_quota', 'unlimited_quota']).where('id', '=', id).forUpdate());
+const takeHold = prepared((db: Db, id: number, amount: number) => db.updateTable('edge_tokens').set((eb) => ({ remain_quota: eb('remain_quota', '-', amount) })).where('id', '=', id));
+const takeLimitedHold = prepared((db: Db, id: number, amount: number) =>
+  db.updateTable('edge_tokens').set((eb) => ({ remain_quota: eb('remain_quota', '-', amount) })).where('id', '=', id).where('remain_quota', '>=', amount),
+);
+const settleRow = prepared((db: Db, id: number, released: number, charged: number, now: number) =>
+  db.updateTable('edge_tokens').set((eb) => ({ remain_quota: eb('remain_quota', '+', released), used_quota: eb('used_quota', '+', charged), accessed_time: now })).where('id', '=', id),
+);
+
 /** The token's quota, its row locked until the transaction ends (SQLite: its one writer is already alone). */
 export async function lockedTokenQuota(trx: Db, id: number) {
-  let q = trx.selectFrom('edge_tokens').select(['remain_quota', 'unlimited_quota']).where('id', '=', id);
-  if (locksRows(dialectOf(trx))) q = q.forUpdate();
-  const r = await q.executeTakeFirst();
+  const r = (await (locksRows(dialectOf(trx)) ? lockedQuotaRow : quotaRow)(trx, id)).rows[0];
   return r ? { remain: Number(r.remain_quota), unlimited: Number(r.unlimited_quota) === 1 } : null;
 }
 
@@ -23,22 +33,13 @@ export async function lockedTokenQuota(trx: Db, id: number) {
  * checked), on a limited token only while it has that much left: token_quota_exhausted otherwise.
  */
 export async function holdFromToken(trx: Db, id: number, amount: number, unlimited: boolean) {
-  let q = trx
-    .updateTable('edge_tokens')
-    .set((eb) => ({ remain_quota: eb('remain_quota', '-', amount) }))
-    .where('id', '=', id);
-  if (!unlimited) q = q.where('remain_quota', '>=', amount);
-  const r = await q.executeTakeFirst();
-  if (r.numUpdatedRows !== 1n) throw new AppError('token_quota_exhausted', { params: { remaining: 0, amount } });
+  const r = await (unlimited ? takeHold : takeLimitedHold)(trx, id, amount);
+  if (r.numAffectedRows !== 1n) throw new AppError('token_quota_exhausted', { params: { remaining: 0, amount } });
 }
 
 /** A settled call of the token: the unspent hold back to remain_quota, the charge to used_quota, the call's time. */
 export async function settleOnToken(trx: Db, id: number, reserved: number, charged: number, nowSeconds: number) {
-  await trx
-    .updateTable('edge_tokens')
-    .set((eb) => ({ remain_quota: eb('remain_quota', '+', reserved - charged), used_quota: eb('used_quota', '+', charged), accessed_time: nowSeconds }))
-    .where('id', '=', id)
-    .execute();
+  await settleRow(trx, id, reserved - charged, charged, nowSeconds);
 }
 
 // ---- the customer's reads and changes (customers/tokens/service.ts) ----
