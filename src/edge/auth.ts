@@ -21,8 +21,8 @@ function vendorKeyOf(req: FastifyRequest): string | null {
   };
   // The model list and model answer every vendor's client (models/routes.ts), as new-api's do.
   const models = req.method === 'GET' && /^\/v1\/models(\/|\?|$)/.test(req.url);
-  if (shape === 'anthropic') return header('x-api-key');
-  if (models && header('x-api-key')) return header('x-api-key');
+  const apiKey = header('x-api-key');
+  if (shape === 'anthropic' || (models && apiKey)) return apiKey;
   if (shape !== 'gemini' && !models) return null;
   const query = (req.query as { key?: unknown } | undefined)?.key;
   return header('x-goog-api-key') ?? (typeof query === 'string' && query !== '' ? query : null);

@@ -53,7 +53,7 @@ type KeyRow = Awaited<ReturnType<typeof keyRow>>['rows'][number];
  * another instance (a revoked key, a disabled or changed token, a disabled user) is seen within it, and one made
  * here (forgetKeyRows) by the next request.
  */
-const keyRows = keptPerDatabase<Db, string, KeyRow>(500);
+const keyRows = keptPerDatabase<string, KeyRow>(500);
 
 /** A key, its token or its owner changed here: the kept key rows are dropped. */
 export const forgetKeyRows = keyRows.forget;

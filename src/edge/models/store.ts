@@ -17,7 +17,7 @@ const modelRow = prepared((db: Db, publicModelId: string) => db.selectFrom('edge
 
 type ModelRow = Awaited<ReturnType<typeof modelRow>>['rows'][number];
 /** Kept 1 s (kit/cache/kept-reads.ts): a change made by another instance is seen within it, one made here at once. */
-const modelRows = keptPerDatabase<Db, string, ModelRow>(1000);
+const modelRows = keptPerDatabase<string, ModelRow>(1000);
 
 export function modelOf(db: Db, publicModelId: string): Promise<ModelRow | undefined> {
   return modelRows.get(db, publicModelId, async () => (await modelRow(db, publicModelId)).rows[0]);

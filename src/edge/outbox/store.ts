@@ -27,17 +27,16 @@ const insertEvent = prepared((db: Db, event_id: string, type: string, aggregate_
 );
 
 /**
- * An owner's endpoints, kept 1 s per database (kit/cache/kept-reads.ts): an endpoint added or removed by another
- * instance counts for its events within that time, one changed here at once (webhooksChanged). Keyed by the
- * database the transaction belongs to (the dialect adapter, which a Kysely instance shares with its
- * transactions), so the events of every transaction use it.
+ * An owner's endpoints, kept 1 s per database (kit/cache/kept-reads.ts, which the events of every transaction
+ * share): an endpoint added or removed by another instance counts for its events within that time, one changed
+ * here at once (webhooksChanged).
  */
-const endpointsByOwner = keptPerDatabase<object, number, string[]>(1000);
+const endpointsByOwner = keptPerDatabase<number, string[]>(1000);
 
 /** The owner's current webhook endpoints (look them up once for the events of one transaction). */
 export async function endpointsOf(trx: Db, ownerId: number): Promise<string[]> {
   const read = async () => (await endpointRows(trx, ownerId)).rows.map((r) => r.endpoint_id);
-  return (await endpointsByOwner.get(trx.getExecutor().adapter, ownerId, read))!;
+  return (await endpointsByOwner.get(trx, ownerId, read))!;
 }
 
 /** Every writer of webhook endpoints calls this after its change. */
@@ -48,7 +47,6 @@ export const webhooksChanged = endpointsByOwner.forget;
  * the owner's current webhook endpoints (same transaction: no event without its deliveries, none without
  * the change it describes).
  */
-
 export async function appendEvent(trx: Db, e: NewEvent, now = Date.now(), endpoints?: string[]): Promise<string> {
   const eventId = crypto.randomUUID();
   await insertEvent(trx, eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now);

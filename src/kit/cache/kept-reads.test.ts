@@ -19,13 +19,19 @@ test('a found row is kept for its time, then read again; a missing one is never 
 });
 
 test('forget drops every kept row of every database, and a read that raced it is not kept', async () => {
-  const rows = keptPerDatabase<object, string, string>(60_000);
-  const [one, two] = [{}, {}];
+  const rows = keptPerDatabase<string, string>(60_000);
+  const handle = () => {
+    const adapter = {};
+    return { getExecutor: () => ({ adapter }) };
+  };
+  const [one, two] = [handle(), handle()];
   let version = 'old';
   assert.equal(await rows.get(one, 'k', async () => version), 'old');
   assert.equal(await rows.get(two, 'k', async () => version), 'old');
   version = 'new';
   assert.equal(await rows.get(one, 'k', async () => version), 'old', 'kept until forgotten');
+  const sameDatabase = { getExecutor: () => ({ adapter: one.getExecutor().adapter }) };
+  assert.equal(await rows.get(sameDatabase, 'k', async () => version), 'old', 'a transaction of the same database reads the same rows');
   rows.forget();
   assert.equal(await rows.get(one, 'k', async () => version), 'new');
   assert.equal(await rows.get(two, 'k', async () => version), 'new');

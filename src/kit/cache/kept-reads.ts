@@ -41,14 +41,24 @@ export class KeptReads<K, V> {
   }
 }
 
-/** A KeptReads per database handle (a WeakMap, so a closed database's rows go with it), forgotten together. */
-export function keptPerDatabase<D extends object, K, V>(ttlMs: number) {
+/** What tells one database from another: a Kysely instance and its transactions share their dialect's adapter. */
+export interface DatabaseHandle {
+  getExecutor(): { adapter: object };
+}
+
+/**
+ * A KeptReads per database (a WeakMap on its adapter, so a closed database's rows go with it), forgotten
+ * together. Keyed by the adapter, not the handle, so reads through a transaction use the same rows as reads
+ * through the database.
+ */
+export function keptPerDatabase<K, V>(ttlMs: number) {
   const forgetting = new Forgetting();
-  const perDb = new WeakMap<D, KeptReads<K, V>>();
+  const perDb = new WeakMap<object, KeptReads<K, V>>();
   return {
-    get(db: D, key: K, read: () => Promise<V | undefined>) {
-      let rows = perDb.get(db);
-      if (!rows) perDb.set(db, (rows = new KeptReads<K, V>(ttlMs, forgetting)));
+    get(db: DatabaseHandle, key: K, read: () => Promise<V | undefined>) {
+      const adapter = db.getExecutor().adapter;
+      let rows = perDb.get(adapter);
+      if (!rows) perDb.set(adapter, (rows = new KeptReads<K, V>(ttlMs, forgetting)));
       return rows.get(key, read);
     },
     forget: () => forgetting.forget(),
