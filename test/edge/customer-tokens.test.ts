@@ -4,9 +4,8 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { CHAT_COST, startStack, type Stack } from '../helpers/stack.js';
 import { admit, until } from '../helpers/runs.js';
-import type { EdgeReply, EdgeServer } from '../helpers/edge.js';
+import { insertImportedKey, type EdgeReply, type EdgeServer } from '../helpers/edge.js';
 import { customerOwnerName, type CustomerPort, type TokenSettings } from '../../src/contract/customer.js';
-import { importedKeyId, maskedKey } from '../../src/edge/keys/credentials.js';
 
 const SETTINGS: TokenSettings = { name: 'sdk', expired_time: -1, remain_quota: 100_000, unlimited_quota: false, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '' };
 const START = 1_000_000;
@@ -186,13 +185,7 @@ eachDatabase('edge: account users\' tokens enforced on every call, charged to th
     const userId = nextUser++;
     await port.grant(userId, START, `import:user:${userId}`, 'system:import', '');
     const ownerId = Number((await s.ctx.db.selectFrom('edge_owners').select('id').where('name', '=', customerOwnerName(userId)).executeTakeFirstOrThrow()).id);
-    const key = `sk-${crypto.randomBytes(36).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(48, 'x').slice(0, 48)}`;
-    const keyId = importedKeyId(key);
-    await s.ctx.db.insertInto('edge_keys').values({ key_id: keyId, owner_id: ownerId, secret_hash: crypto.createHash('sha256').update(key).digest('hex'), created_at: 1, revoked_at: null }).execute();
-    await s.ctx.db
-      .insertInto('edge_tokens')
-      .values({ key_id: keyId, owner_id: ownerId, name: 'old', key_hint: maskedKey(key), status: 1, expired_time: -1, remain_quota: 5000, unlimited_quota: 0, model_limits_enabled: 0, model_limits: '', allow_ips: '', group_name: '', used_quota: 0, accessed_time: 0, created_time: 1, pending_key: null, pending_until: null, deleted_at: null } as never)
-      .execute();
+    const { key } = await insertImportedKey(s.ctx.db, ownerId, { name: 'old', remain_quota: 5000, unlimited_quota: 0 });
     const r = await chat(key);
     assert.equal(r.status, 200, r.text);
     const run = await settled(r);

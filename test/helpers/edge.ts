@@ -1,9 +1,13 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config/index.js';
 import { createRuntime } from '../../src/runtime.js';
 import { buildEdgeApp } from '../../src/edge/app.js';
 import type { RelayPort } from '../../src/contract/relay.js';
 import { registerEdgeCommands } from '../../src/edge/cli.js';
+import type { EdgeDB } from '../../src/edge/db.js';
+import { importedKeyId, maskedKey } from '../../src/edge/keys/credentials.js';
+import type { Kysely } from 'kysely';
 import { runCli } from './cli.js';
 import { captureLog } from './log-capture.js';
 import { readReply } from './http.js';
@@ -98,4 +102,20 @@ export async function startEdge(variant: Variant, opts: { env?: Record<string, s
       if (owner) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new-api key (sk- and 48 letters or digits) written straight into the edge's database with its token, as the
+ * importer leaves one: its key row (id derived from the key, SHA-256 of the whole key) and an enabled token that
+ * never expires, with `token`'s fields over those defaults.
+ */
+export async function insertImportedKey(db: Kysely<EdgeDB>, ownerId: number, token: { name: string; remain_quota: number; unlimited_quota: number }) {
+  const key = `sk-${crypto.randomBytes(36).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(48, 'x').slice(0, 48)}`;
+  const keyId = importedKeyId(key);
+  await db.insertInto('edge_keys').values({ key_id: keyId, owner_id: ownerId, secret_hash: crypto.createHash('sha256').update(key).digest('hex'), created_at: 1, revoked_at: null }).execute();
+  await db
+    .insertInto('edge_tokens')
+    .values({ key_id: keyId, owner_id: ownerId, key_hint: maskedKey(key), status: 1, expired_time: -1, model_limits_enabled: 0, model_limits: '', allow_ips: '', group_name: '', used_quota: 0, accessed_time: 0, created_time: 1, pending_key: null, pending_until: null, deleted_at: null, ...token } as never)
+    .execute();
+  return { key, keyId };
 }
