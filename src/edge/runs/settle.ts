@@ -5,6 +5,7 @@ import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { appendEvent, endpointsOf } from '../outbox/store.js';
 import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
+import { walletOf } from '../wallets/store.js';
 import { runOf } from './store.js';
 
 export type SettlementSource = 'worker' | 'sync' | 'cancel' | 'expiry' | 'reconcile';
@@ -75,7 +76,8 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
   const tokenId = Number(run.token_id);
   // The token before the wallet, in the reservation's order (runs/reserve.ts): no deadlock between them.
   const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
-  const wallet = await lockedWallet(trx, run.owner_id, lock);
+  const wallet = await walletOf(trx, run.owner_id, lock);
+  if (!wallet) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
   const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
   let cap = reserved + spare;
   if (token && !token.unlimited) cap = Math.min(cap, reserved + Math.max(0, token.remain));
@@ -100,15 +102,6 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
 }
 
 // The settlement's statements (see prepared()): built and compiled once per dialect.
-const walletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId));
-const lockedWalletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId).forUpdate());
-
-async function lockedWallet(trx: Db, ownerId: number, lock: boolean) {
-  const row = (await (lock ? lockedWalletRow : walletRow)(trx, ownerId)).rows[0];
-  if (!row) throw new Error(`settle: owner ${ownerId} has no wallet`);
-  return row;
-}
-
 const chargeWallet = prepared((db: Db, charged: number, reserved: number, updatedAt: number, served: number, ownerId: number) =>
   db
     .updateTable('edge_wallets')

@@ -5,6 +5,7 @@ import { prepared } from '../../kit/db/prepared.js';
 
 // Every reservation runs these (see prepared()).
 const walletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId));
+const lockedWalletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId).forUpdate());
 const reserveWhenAvailable = prepared((db: Db, ownerId: number, amount: number, now: number) =>
   db
     .updateTable('edge_wallets')
@@ -13,8 +14,9 @@ const reserveWhenAvailable = prepared((db: Db, ownerId: number, amount: number, 
     .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', amount)),
 );
 
-export async function walletOf(db: Db, ownerId: number) {
-  return (await walletRow(db, ownerId)).rows[0];
+/** The owner's wallet; with `lock`, its row locked until the transaction ends (where the database locks rows). */
+export async function walletOf(db: Db, ownerId: number, lock = false) {
+  return (await (lock ? lockedWalletRow : walletRow)(db, ownerId)).rows[0];
 }
 
 /** Creates the owner's wallet at zero unless it has one. */
