@@ -21,14 +21,14 @@ export function wholeAnswer(plan: Plan, provider: ProviderRelay, upstreamModel: 
     format.showUsage(json as Json, billed);
     return JSON.stringify(json);
   };
-  if (format.answer) return format.answer({ provider, native, upstreamModel, json, request: call.body, usage: (u, completion) => usageOf(u, plan, completion), passed });
+  if (format.answer) return format.answer({ provider, native, upstreamModel, json, request: call.body, usage: (u, completion) => usageOf(u, plan, () => completion), passed });
   if (native && format.nativeAnswer) {
     const answer = format.nativeAnswer(json);
-    const usage = usageOf(answer.usage, plan, answer.text);
+    const usage = usageOf(answer.usage, plan, () => answer.text);
     return { body: passed(usage), usage };
   }
   const completion = provider.chatResult(json, upstreamModel);
-  const usage = usageOf(completion.usage ?? null, plan, completionText(completion));
+  const usage = usageOf(completion.usage ?? null, plan, () => completionText(completion));
   if (native) return { body: passed(usage), usage };
   const billed = billedUsage(usage);
   if (billed) showChatUsage(completion, billed);
@@ -41,10 +41,10 @@ export function zeroUsage(): RelayUsage {
 
 /**
  * The upstream's usage where it can be right, else counted: the prompt from the request, the completion
- * from the text (see checkedUsage).
+ * from the text (see checkedUsage), which is only read when it is counted.
  */
-export function usageOf(u: ChatUsage | null, plan: Plan, completionText: string): UsageCheck {
-  return plan.checkUsage(u, () => completionText);
+export function usageOf(u: ChatUsage | null, plan: Plan, completionText: () => string): UsageCheck {
+  return plan.checkUsage(u, completionText);
 }
 
 function completionText(c: ChatCompletion): string {

@@ -178,7 +178,8 @@ export class RelayEngine implements RelayPort {
     const warnUsage = (p: Plan, l: Leg, rejected: Record<string, unknown> | null) => this.warnUsage(p, l, rejected);
     const finish = (status: number, errorCode: string | null, detail: string | null = null) => {
       // A stream cut short (the caller gone, the upstream broken) has the upstream's counts so far, not its final ones.
-      const usage = status === 200 ? usageOf(reader.usage(), plan, reader.text()) : plan.checkCutUsage(reader.usage(), reader.text());
+      // The text is read (every passed-through line parsed) only when the usage must be counted from it.
+      const usage = status === 200 ? usageOf(reader.usage(), plan, () => reader.text()) : plan.checkCutUsage(reader.usage(), reader.text());
       warnUsage(plan, leg, usage.rejected);
       const s = this.summary(plan, leg, status, errorCode, usage.usage, price, firstByteMs, attempts, startedAt);
       this.d.log.record(s, { caller: call.caller, format: call.format, stream: true }, detail);

@@ -15,7 +15,8 @@ export class RelayMetrics {
   private readonly transitions: Counter<'to'>;
   private readonly refusals: Counter<'code' | 'group'>;
   private readonly rejectedRows: Counter;
-  private readonly cached = new Map<string, { inc(n?: number): void } & Partial<{ observe(v: number): void }>>();
+  private readonly cached = new Map<string, { inc(n?: number): void }>();
+  private readonly latencies = new Map<string, { firstByte: { observe(v: number): void }; total: { observe(v: number): void } }>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -37,6 +38,12 @@ export class RelayMetrics {
     return hit;
   }
 
+  private latencyOf(model: string) {
+    let hit = this.latencies.get(model);
+    if (!hit) this.latencies.set(model, (hit = { firstByte: this.latency.labels(model, 'first_byte'), total: this.latency.labels(model, 'total') }));
+    return hit;
+  }
+
   observe(s: RelaySummary) {
     const channel = s.channel_id === null ? '' : String(s.channel_id);
     this.counter(this.calls, { model: s.model, channel, outcome: s.error_code ?? 'ok' }).inc();
@@ -45,8 +52,9 @@ export class RelayMetrics {
       if (n > 0) this.counter(this.tokens, { model: s.model, kind }).inc(n);
     }
     if (s.quota > 0) this.counter(this.quota, { model: s.model, channel }).inc(s.quota);
-    if (s.first_byte_ms !== null) this.latency.labels(s.model, 'first_byte').observe(s.first_byte_ms / 1000);
-    this.latency.labels(s.model, 'total').observe(s.total_ms / 1000);
+    const latency = this.latencyOf(s.model);
+    if (s.first_byte_ms !== null) latency.firstByte.observe(s.first_byte_ms / 1000);
+    latency.total.observe(s.total_ms / 1000);
     for (const a of s.attempts) this.counter(this.attempts, { channel: String(a.channel_id), outcome: a.error_code ?? 'ok' }).inc();
   }
 
