@@ -2,7 +2,7 @@ import { parseJson, UpstreamError, type UpstreamClient, type UpstreamStream } fr
 import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';
-import type { StreamReader } from './formats/stream-reader.js';
+import { readBlock, type StreamReader } from './formats/stream-reader.js';
 import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from '../providers/types.js';
 import { payloadError } from '../providers/openai/relay.js';
 import { FormData } from '../../kit/http/multipart.js';
@@ -199,7 +199,8 @@ export async function openBytes(upstream: UpstreamClient, call: UpstreamCall, t:
 /** A stream opened and read up to its first output; what was read is `held`, to be sent first. */
 export interface OpenStream {
   held: string;
-  batches: AsyncIterator<string[]>;
+  /** The rest of the stream, a block of whole lines per read (see UpstreamStream.blocks). */
+  blocks: AsyncIterator<string>;
   stream: UpstreamStream;
 }
 
@@ -212,14 +213,16 @@ export async function openStream(upstream: UpstreamClient, call: UpstreamCall, t
   try {
     stream = await upstream.stream({ ...requestOf(call, t, limits, signal), headers: { ...call.headers, accept: 'text/event-stream', ...t.headers }, idleMs: limits.idleMs });
     if (stream.status < 200 || stream.status >= 300) throw httpFailure(stream.status, await stream.text().catch(() => ''), t, stream.headers);
-    const batches = stream.batches()[Symbol.asyncIterator]();
+    const blocks = stream.blocks()[Symbol.asyncIterator]();
     let held = '';
     while (!reader.output) {
-      const next = await batches.next();
+      const next = await blocks.next();
       if (next.done) throw new AttemptFailure('relay_upstream_bad_response', stream.status, 'the stream ended before any output', true, { kind: 'stream' });
-      for (const line of next.value) held += reader.line(line);
+      const read = readBlock(reader, next.value);
+      if (read.error !== undefined) throw read.error;
+      held += read.out;
     }
-    return { held, batches, stream };
+    return { held, blocks, stream };
   } catch (e) {
     stream?.close();
     throw asFailure(e, t);

@@ -15,6 +15,7 @@ import { logRowOf } from './log-store.js';
 import { callerName, summaryFromRow, type RelayLogWriter } from './log-writer.js';
 import { countTokens } from './count.js';
 import { Plan } from './plan.js';
+import { readBlock } from './formats/stream-reader.js';
 import { costOf, type Price, type Pricing } from './pricing.js';
 import type { OpenChannel, Routing } from './routing.js';
 
@@ -190,16 +191,11 @@ export class RelayEngine implements RelayPort {
       try {
         if (open.held) yield open.held;
         for (;;) {
-          const next = await open.batches.next();
+          const next = await open.blocks.next();
           if (next.done) break;
-          let out = '';
-          try {
-            for (const line of next.value) out += reader.line(line);
-          } catch (e) {
-            if (out) yield out; // what came before the bad line still goes out, then the error event
-            throw e;
-          }
-          if (out) yield out;
+          const read = readBlock(reader, next.value);
+          if (read.out) yield read.out; // what came before a bad line still goes out, then the error event
+          if (read.error !== undefined) throw read.error;
         }
         ended = true;
         if (!reader.finished) {

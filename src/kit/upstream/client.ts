@@ -62,6 +62,11 @@ export interface UpstreamStream {
   lines(): AsyncGenerator<string>;
   /** The same lines, as many at a time as each read of the socket completed (fewer awaits on a busy stream). */
   batches(): AsyncGenerator<string[]>;
+  /**
+   * The same, as the text of those lines as it came: line ends included (`\n` or `\r\n`), but for the last
+   * line of the body when it has none. Instead of lines() or batches(), never both.
+   */
+  blocks(): AsyncGenerator<string>;
   /** The body's bytes as they arrive (audio), the whole at most maxBytes; instead of lines(), never both. */
   chunks(): AsyncGenerator<Buffer>;
   /** The whole body as text (capped), for an error answer. */
@@ -249,7 +254,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           deadline.clear();
         }
       }
-      async function* batches(): AsyncGenerator<string[]> {
+      async function* blocks(): AsyncGenerator<string> {
         let pending = '';
         // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
         const utf8 = new TextDecoder();
@@ -258,16 +263,23 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
             pending += utf8.decode(chunk, { stream: true });
             const end = pending.lastIndexOf('\n');
             if (end >= 0) {
-              yield pending.slice(0, end).split('\n').map(trimCr);
+              yield end === pending.length - 1 ? pending : pending.slice(0, end + 1);
               pending = pending.slice(end + 1);
             }
             if (pending.length > MAX_LINE_BYTES) throw new UpstreamError('too_large', `a stream line exceeds ${MAX_LINE_BYTES} bytes`);
           }
           pending += utf8.decode();
-          if (pending) yield [trimCr(pending)];
+          if (pending) yield pending;
         } catch (e) {
           res.body.destroy();
           throw translate(e, deadline.passed ? timeoutMs : null);
+        }
+      }
+      async function* batches(): AsyncGenerator<string[]> {
+        for await (const block of blocks()) {
+          const lines = block.split('\n');
+          if (lines[lines.length - 1] === '') lines.pop();
+          yield lines.map(trimCr);
         }
       }
       return {
@@ -278,6 +290,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           res.body.destroy();
           deadline.clear();
         },
+        blocks,
         batches,
         chunks,
         async *lines() {

@@ -4,7 +4,7 @@ import { relayFixture } from '../../../../test/helpers/relay-fixtures.js';
 import { nativeMessagesReader } from './anthropic/native.js';
 import { nativeGenerateContentReader } from './gemini/native.js';
 import { chatEncoder } from './chat/index.js';
-import { pivotReader, type StreamReader } from './stream-reader.js';
+import { pivotReader, readBlock, type StreamReader } from './stream-reader.js';
 import { openaiStreamDecoder } from '../../providers/openai/relay.js';
 import { UpstreamPayloadError } from '../../providers/types.js';
 
@@ -86,4 +86,56 @@ test('a long passed-through chat stream still counts its whole text, read as it 
   assert.equal(reader.usage(), null);
   const expected = Array.from({ length: 3000 }, (_, i) => `${i % 10}${piece}`).join('');
   assert.equal(reader.text(), expected);
+});
+
+test('OpenAI Chat pass-through: blocks of lines give what the lines give one by one, wherever the reads split them', () => {
+  const chunk = (delta: object, finish: string | null = null) => JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const events = [
+    `data: ${chunk({ role: 'assistant', content: '' })}`,
+    '',
+    ...Array.from({ length: 6 }, (_, i) => [`data: ${chunk({ content: `tok${i} ` })}`, '']).flat(),
+    ': keep-alive',
+    '',
+    `data: ${chunk({ content: 'a' })}`,
+    `data: ${chunk({ content: 'b' })}`,
+    '',
+    `data: ${chunk({ content: 'crlf' })}\r`,
+    '\r',
+    `data: ${chunk({ content: 'mixed' })}\r`,
+    '',
+    `data: ${chunk({}, 'stop')}`,
+    '',
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 } })}`,
+    '',
+    'data: [DONE]',
+    '',
+  ];
+  for (const usage of [true, false]) {
+    const lines = usage ? events : events.filter((l) => !l.includes('"usage"'));
+    const byLine = pivotReader(openaiStreamDecoder(), chatEncoder(true), true);
+    const expected = read(byLine, lines.map((l) => l.replace(/\r$/, '')), false);
+    const body = lines.map((l) => `${l}\n`).join('');
+    const cuts = [...body.matchAll(/\n/g)].map((m) => m.index! + 1);
+    for (const cut of [0, ...cuts]) {
+      const reader = pivotReader(openaiStreamDecoder(), chatEncoder(true), true);
+      let out = '';
+      for (const block of [body.slice(0, cut), body.slice(cut)].filter(Boolean)) {
+        const r = readBlock(reader, block);
+        assert.equal(r.error, undefined);
+        out += r.out;
+      }
+      assert.equal(out + reader.end(), expected, `split after ${cut} characters`);
+      assert.equal(reader.text(), byLine.text());
+      assert.deepEqual(reader.usage(), byLine.usage());
+      assert.equal(reader.finished, true);
+    }
+  }
+});
+
+test('OpenAI Chat pass-through: an error event inside a block goes out after what came before it', () => {
+  const reader = pivotReader(openaiStreamDecoder(), chatEncoder(false), true);
+  const content = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] })}`;
+  const r = readBlock(reader, `${content}\n\n${content}\n\ndata: {"error":{"message":"boom"}}\n\n`);
+  assert.equal(r.out, `${content}\n\n${content}\n\n`);
+  assert.ok(r.error instanceof UpstreamPayloadError);
 });

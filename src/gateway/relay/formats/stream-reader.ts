@@ -9,6 +9,11 @@ import type { StreamDecoder } from '../../providers/types.js';
  */
 export interface StreamReader {
   line(line: string): string;
+  /**
+   * Whole lines at once, as the upstream sent them (each ending in a line feed, but for the last of a stream):
+   * the same as line() for each, in fewer steps where the reader can. See readBlock.
+   */
+  block?(text: string): BlockRead;
   readonly output: boolean;
   readonly finished: boolean;
   /** The proper end in the caller's format (after `finished`). */
@@ -28,6 +33,53 @@ export interface ChunkEncoder {
 
 /** A chunk line that may need a look: a finish reason, usage, an error or the end marker. */
 const NOTABLE = /"finish_reason":\s*"|"usage"|"error"|\[DONE\]/;
+const NOTABLE_AHEAD = new RegExp(NOTABLE.source, 'g');
+
+const trimCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
+
+/** What a block of lines gave the caller, and the error a line raised (after the output before it). */
+export interface BlockRead {
+  out: string;
+  error?: unknown;
+}
+
+/** The lines of a block (see StreamReader.block), without their line ends. */
+export function linesOf(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map(trimCr);
+}
+
+/**
+ * Feeds a block of lines to a reader: what the caller gets from them, and the error a line raised, if one did
+ * (what came before the bad line still goes out, then the error).
+ */
+export function readBlock(reader: StreamReader, text: string): BlockRead {
+  if (reader.block) return reader.block(text);
+  let out = '';
+  try {
+    for (const line of linesOf(text)) out += reader.line(line);
+  } catch (error) {
+    return { out, error };
+  }
+  return { out };
+}
+
+/**
+ * Where a run of plain passed-through events starting at `at` ends: events of one `data:` line that needs no
+ * look (see NOTABLE) and a blank line, `\n`-terminated. `at` itself when none starts there.
+ */
+function plainEventsEnd(text: string, at: number): number {
+  NOTABLE_AHEAD.lastIndex = at;
+  const notable = NOTABLE_AHEAD.exec(text)?.index ?? Infinity;
+  let end = at;
+  for (;;) {
+    if (!text.startsWith('data:', end)) return end;
+    const nl = text.indexOf('\n', end);
+    if (nl < 0 || nl > notable || text.charCodeAt(nl + 1) !== 10 || text.charCodeAt(nl - 1) === 13) return end;
+    end = nl + 2;
+  }
+}
 
 /** The text a chunk adds: content, reasoning and tool calls (for counting when no usage came). */
 function chunkText(c: ChatChunk): string {
@@ -43,13 +95,18 @@ function chunkText(c: ChatChunk): string {
 /** Characters of passed-through lines a stream keeps unread (for counting its text if no usage comes). */
 const MAX_UNPARSED_CHARS = 1024 * 1024;
 
-/** The text of a passed-through line (a line that is not JSON adds nothing). */
-function parsedText(data: string): string {
-  try {
-    return chunkText(JSON.parse(data) as ChatChunk);
-  } catch {
-    return '';
+/** The text of passed-through events: of each `data:` line's chunk (a line that is not JSON adds nothing). */
+function parsedText(events: string): string {
+  let t = '';
+  for (const line of events.split('\n')) {
+    if (!line.startsWith('data:')) continue;
+    try {
+      t += chunkText(JSON.parse(line.slice(5)) as ChatChunk);
+    } catch {
+      // not a chunk
+    }
   }
+  return t;
 }
 
 /**
@@ -71,6 +128,16 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
    */
   let held: string | null = null;
   const allText = () => text.join('') + unparsed.map(parsedText).join('');
+  /** Passed-through events, kept unread; a long stream is not kept whole: past a bound they are read for their text. */
+  const keep = (events: string) => {
+    unparsed.push(events);
+    unparsedChars += events.length;
+    if (unparsedChars > MAX_UNPARSED_CHARS) {
+      text.push(unparsed.map(parsedText).join(''));
+      unparsed.length = 0;
+      unparsedChars = 0;
+    }
+  };
   /** The chunk as the caller gets it: with the billed usage if the upstream's was replaced (never passed raw then). */
   const encode = (c: ChatChunk, raw?: string): string => {
     if (!c.usage) return encoder.chunk(c, raw);
@@ -80,25 +147,47 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
     showChatUsage(c, billed);
     return encoder.chunk(c);
   };
-  return {
+  const reader: StreamReader = {
     get output() {
       return output;
     },
     get finished() {
       return finished;
     },
+    /**
+     * Runs of plain events passed through (see plainEventsEnd) go out as one slice of the upstream's text,
+     * exactly what line() would write for them; every other line goes through line().
+     */
+    block(text) {
+      let out = '';
+      let at = 0;
+      try {
+        while (at < text.length) {
+          if (passRaw && output && held === null) {
+            const end = plainEventsEnd(text, at);
+            if (end > at) {
+              const run = text.slice(at, end);
+              keep(run);
+              out += run;
+              at = end;
+              continue;
+            }
+          }
+          const nl = text.indexOf('\n', at);
+          const stop = nl < 0 ? text.length : nl;
+          out += reader.line(trimCr(text.slice(at, stop)));
+          at = stop + 1;
+        }
+      } catch (error) {
+        return { out, error };
+      }
+      return { out };
+    },
     line(line) {
       let out = '';
       if (held !== null) {
         // The blank line completes the held event; an event's end is a blank line, so it goes out now.
-        unparsed.push(held.slice(5));
-        unparsedChars += held.length;
-        // A long stream is not kept whole: past a bound its passed-through lines are read for their text.
-        if (unparsedChars > MAX_UNPARSED_CHARS) {
-          text.push(unparsed.map(parsedText).join(''));
-          unparsed.length = 0;
-          unparsedChars = 0;
-        }
+        keep(held);
         out = `${held}\n\n`;
         held = null;
         if (line === '') return out;
@@ -132,4 +221,5 @@ export function pivotReader(decoder: StreamDecoder, encoder: ChunkEncoder, passR
     usage: () => usage ?? decoder.reported?.() ?? null,
     text: allText,
   };
+  return reader;
 }
