@@ -1,11 +1,32 @@
 import { sql, type Kysely } from 'kysely';
+import { prepared } from '../../kit/db/prepared.js';
 import type { GatewayDB, RelayLogTable } from '../db.js';
 
 type Db = Kysely<GatewayDB>;
 export type RelayLogRow = Omit<RelayLogTable, 'id'>;
 
+const COLUMNS = [
+  'created_at', 'request_id', 'caller', 'caller_group', 'format', 'stream', 'model', 'upstream_model', 'channel_id', 'key_index', 'status', 'error_code',
+  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'reasoning_tokens', 'quota', 'cost', 'first_byte_ms', 'total_ms', 'retries', 'attempts', 'usage_counted', 'error_detail',
+] as const satisfies readonly (keyof RelayLogRow)[];
+/** Rows per multi-row insert; what is left of a flush goes one row at a time. */
+const BATCH = 50;
+
+/** The `i`-th row of a flat list of column values (COLUMNS order). */
+function rowAt(values: unknown[], i: number): RelayLogRow {
+  return Object.fromEntries(COLUMNS.map((c, j) => [c, values[i * COLUMNS.length + j]])) as unknown as RelayLogRow;
+}
+
+// Built and compiled once per dialect (see prepared()): Kysely would otherwise build a query of every row's values on each flush.
+const insertOne = prepared((db: Db, ...values: unknown[]) => db.insertInto('relay_log').values(rowAt(values, 0)));
+const insertBatch = prepared((db: Db, ...values: unknown[]) => db.insertInto('relay_log').values(Array.from({ length: BATCH }, (_, i) => rowAt(values, i))));
+
+const valuesOf = (rows: RelayLogRow[]) => rows.flatMap((r) => COLUMNS.map((c) => r[c]));
+
 export async function insertLogRows(db: Db, rows: RelayLogRow[]) {
-  for (let i = 0; i < rows.length; i += 200) await db.insertInto('relay_log').values(rows.slice(i, i + 200)).execute();
+  let i = 0;
+  for (; i + BATCH <= rows.length; i += BATCH) await insertBatch(db, ...valuesOf(rows.slice(i, i + BATCH)));
+  for (; i < rows.length; i++) await insertOne(db, ...valuesOf([rows[i]!]));
 }
 
 /** Deletes rows older than `before` (ms), a bounded batch at a time; answers how many went. */
