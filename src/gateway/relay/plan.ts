@@ -12,6 +12,12 @@ import { RelayInputError, type CallerFormat } from './formats/types.js';
 import { promptTokens, textTokens } from './tokens.js';
 import { checkedUsage, usageBounds, type UsageBounds, type UsageCheck } from './usage.js';
 
+/**
+ * Prompt counts by the request body counted: the edge quotes a call (its hold) and then relays the same body,
+ * so the tokenizer, the dearest step of a long prompt, runs once per call instead of twice.
+ */
+const promptCounts = new WeakMap<object, { format: string; tokens: number }>();
+
 function invalid(detail: string): never {
   throw new AppError('relay_invalid_request', { params: { detail } });
 }
@@ -86,7 +92,13 @@ export class Plan {
 
   /** Prompt tokens counted with the tokenizer (when the upstream reported none). */
   countPrompt(): number {
-    return (this.promptCount ??= this.format.promptTokens ? this.format.promptTokens(this.call.body) : promptTokens(this.chat()));
+    if (this.promptCount !== undefined) return this.promptCount;
+    const { body, format } = this.call;
+    const known = promptCounts.get(body);
+    if (known?.format === format) return (this.promptCount = known.tokens);
+    const tokens = this.format.promptTokens ? this.format.promptTokens(body) : promptTokens(this.chat());
+    promptCounts.set(body, { format, tokens });
+    return (this.promptCount = tokens);
   }
 
   /** The upstream's usage where it can be right, else counted: the prompt from the request, the completion from the text. */
