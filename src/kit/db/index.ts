@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, SqliteDialect, sql, type Migration, Migrator, type MigrationProvider } from 'kysely';
 import SQLite from 'better-sqlite3';
+import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './checkpoint.js';
 import { attachReadThread, ReadThread } from './read-thread.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
 import { restrictSqliteFiles } from './sqlite-files.js';
@@ -37,6 +38,11 @@ export interface OpenOptions {
   sqliteCacheMb?: number;
   /** Open for reading only: a SQLite file must exist and is never written; PostgreSQL sessions are read-only. */
   readOnly?: boolean;
+  /**
+   * A writable SQLite file: its WAL is checkpointed by a worker thread, not in the commits (checkpoint.ts);
+   * false leaves it to SQLite's automatic checkpoint.
+   */
+  checkpoint?: CheckpointOptions | false;
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -67,12 +73,18 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     sqliteHandles.set(db, statements);
     const thread = opts.readThread && file !== ':memory:' ? new ReadThread(path.resolve(file), cacheKib) : undefined;
     if (thread) attachReadThread(db, thread);
+    const onFile = file !== '' && file !== ':memory:' && !opts.readOnly;
+    const checkpointer = onFile && opts.checkpoint !== false ? new WalCheckpointer(handle, path.resolve(file), { ...CHECKPOINT_DEFAULTS, ...opts.checkpoint }, SQLITE_BUSY_TIMEOUT_MS) : undefined;
     return {
       db,
       dialect: 'sqlite',
       close: async () => {
+        await checkpointer?.close();
         await thread?.close();
         await db.destroy();
+        // Kysely's driver opens (and so closes) the handle only once it ran a query. Closed last, the
+        // connection copies what the WAL holds into the database file and removes it.
+        if (handle.open) handle.close();
       },
       ping: async () => {
         handle.prepare('select 1').get();
