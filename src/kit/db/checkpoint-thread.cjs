@@ -4,7 +4,7 @@
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require('better-sqlite3');
 
-const { file, intervalMs, restartBytes, idleMs } = workerData;
+const { file, intervalMs, restartBytes } = workerData;
 const db = new SQLite(file, { fileMustExist: true });
 // Only PASSIVE checkpoints here: RESTART and TRUNCATE take the writer lock, and a transaction of the main
 // connection that read before it writes fails at once (SQLITE_BUSY, no busy wait) when another connection
@@ -22,32 +22,38 @@ function passive() {
   }
 }
 
-let lastLog = -1;
-let changedAt = Date.now();
-let behind = false;
+// The main connection checkpoints by itself until the first tick finds the WAL under restartBytes.
+let behind = true;
+/** A RESTART was asked and the main thread has not answered yet: asked twice, it would copy the frames since the first. */
+let restartAsked = false;
 
-// PASSIVE copies what the WAL holds into the database without holding up anyone. Under steady writes the
-// WAL never gets back to its start by itself (that takes a write beginning when every frame is copied), so
-// past restartBytes the main thread is asked for a RESTART (it copies the frames committed since this
-// PASSIVE). Should the WAL pass twice restartBytes all the same, the main thread is told it is behind: its
-// commits checkpoint again until the WAL is back under restartBytes. A WAL idle for idleMs is truncated.
+/** Frames a PASSIVE leaves for the main connection's RESTART to copy at most, when it can. */
+const RESTART_COPY_FRAMES = 64;
+
+// PASSIVE copies what the WAL holds into the database without holding up anyone. A write that begins when
+// every frame is copied starts the WAL over; under steady writes that moment never comes (frames arrive
+// during each PASSIVE), so past restartBytes the main thread is asked for a RESTART, after PASSIVEs that
+// leave it few frames to copy itself. Should the WAL pass twice restartBytes all the same, the main thread
+// is told it is behind: its commits checkpoint again until the WAL is back under restartBytes.
 function tick() {
-  const now = Date.now();
-  const log = passive();
+  let log = passive();
   if (log < 0) return;
-  const committed = log !== lastLog;
-  if (committed) {
-    lastLog = log;
-    changedAt = now;
+  if (log < restartFrames) {
+    if (behind) tell('caught-up');
+    return;
   }
-  if (log >= restartFrames && committed) {
-    if (log >= 2 * restartFrames && !behind) tell('behind');
-    else parentPort.postMessage('restart');
-  } else if (log < restartFrames && behind) tell('caught-up');
-  if (log > 0 && !committed && now - changedAt >= idleMs) {
-    parentPort.postMessage('truncate');
-    changedAt = now;
+  if (log >= 2 * restartFrames) {
+    if (!behind) tell('behind');
+    return;
   }
+  if (restartAsked) return;
+  for (let pass = 0; pass < 3; pass++) {
+    const before = log;
+    log = passive();
+    if (log < 0 || log - before <= RESTART_COPY_FRAMES) break;
+  }
+  restartAsked = true;
+  parentPort.postMessage('restart');
 }
 
 function tell(state) {
@@ -58,6 +64,7 @@ function tell(state) {
 const timer = setInterval(tick, intervalMs);
 
 parentPort.on('message', (m) => {
+  if (m === 'restarted') restartAsked = false;
   if (m !== 'close') return;
   clearInterval(timer);
   // The last copy; the main connection, closing last, empties the WAL.
