@@ -22,9 +22,21 @@ export interface NewEvent {
 
 // Both run for every reservation and settlement (see prepared()).
 const endpointRows = prepared((db: Db, ownerId: number) => db.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null));
-const insertEvent = prepared((db: Db, event_id: string, type: string, aggregate_id: string, aggregate_revision: number, owner_id: number, payload: string, traceparent: string | null, created_at: number) =>
-  db.insertInto('edge_outbox').values({ event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at } as never),
-);
+
+const EVENT_COLUMNS = 8;
+type EventRow = [event_id: string, type: string, aggregate_id: string, aggregate_revision: number, owner_id: number, payload: string, traceparent: string | null, created_at: number];
+
+/** One INSERT of `count` events, built and compiled once per count (a reservation writes 2, a settlement 3). */
+const insertEventsOf = (count: number) =>
+  prepared((db: Db, ...values: unknown[]) =>
+    db.insertInto('edge_outbox').values(
+      Array.from({ length: count }, (_, i) => {
+        const [event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at] = values.slice(i * EVENT_COLUMNS, (i + 1) * EVENT_COLUMNS) as EventRow;
+        return { event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at };
+      }) as never,
+    ),
+  );
+const insertEvents = new Map<number, ReturnType<typeof insertEventsOf>>();
 
 /**
  * An owner's endpoints, kept 1 s per database (kit/cache/kept-reads.ts, which the events of every transaction
@@ -48,16 +60,31 @@ export const webhooksChanged = endpointsByOwner.forget;
  * the change it describes).
  */
 export async function appendEvent(trx: Db, e: NewEvent, now = Date.now(), endpoints?: string[]): Promise<string> {
-  const eventId = crypto.randomUUID();
-  await insertEvent(trx, eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now);
-  const targets = endpoints ?? (await endpointsOf(trx, e.ownerId));
-  if (targets.length) {
-    await trx
-      .insertInto('edge_deliveries')
-      .values(targets.map((endpoint_id) => ({ event_id: eventId, endpoint_id, status: 'pending' as const, attempts: 0, next_attempt_at: now, created_at: now })) as never)
-      .execute();
+  return (await appendEvents(trx, [e], now, endpoints))[0]!;
+}
+
+/**
+ * appendEvent for events of one owner written together: one INSERT of the events (in their order, so their
+ * sequences follow it) and one of their deliveries; answers their ids.
+ */
+export async function appendEvents(trx: Db, events: NewEvent[], now = Date.now(), endpoints?: string[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const ids: string[] = [];
+  const values: unknown[] = [];
+  for (const e of events) {
+    const eventId = crypto.randomUUID();
+    ids.push(eventId);
+    values.push(eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now);
   }
-  return eventId;
+  let insert = insertEvents.get(events.length);
+  if (!insert) insertEvents.set(events.length, (insert = insertEventsOf(events.length)));
+  await insert(trx, ...values);
+  const targets = endpoints ?? (await endpointsOf(trx, events[0]!.ownerId));
+  if (targets.length) {
+    const deliveries = ids.flatMap((event_id) => targets.map((endpoint_id) => ({ event_id, endpoint_id, status: 'pending' as const, attempts: 0, next_attempt_at: now, created_at: now })));
+    await trx.insertInto('edge_deliveries').values(deliveries as never).execute();
+  }
+  return ids;
 }
 
 export async function eventsOf(db: Db, where: { eventId?: string; sinceSequence?: number }) {

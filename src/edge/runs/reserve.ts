@@ -3,7 +3,7 @@ import { AppError } from '../../kit/http/errors.js';
 import type { EdgeModelTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { modelOf } from '../models/store.js';
-import { appendEvent, endpointsOf } from '../outbox/store.js';
+import { appendEvents, endpointsOf } from '../outbox/store.js';
 import { reserve, walletOf } from '../wallets/store.js';
 import { holdFromToken, lockedTokenQuota } from '../customers/tokens/store.js';
 import { insertRun, type NewRun } from './store.js';
@@ -29,7 +29,7 @@ const HOLD_TRIES = 3;
  * one token take their holds one after the other, and a limited token never lends more than remain_quota:
  * token_quota_exhausted below the minimum), and the hold is at most what it has left.
  */
-async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null, tokenId: number) {
+async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null, tokenId: number, lock: boolean) {
   const floor = Math.max(Number(model.reserve_amount), quote?.minimum ?? 0);
   let wanted = Math.max(floor, quote?.estimate ?? 0);
   const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
@@ -38,13 +38,15 @@ async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: Rela
     wanted = Math.min(wanted, token.remain);
   }
   for (let i = 0; ; i++) {
-    const w = await walletOf(trx, ownerId);
+    const w = await walletOf(trx, ownerId, lock);
     const available = w ? Number(w.balance) - Number(w.reserved) : 0;
     if (available < floor) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
     const amount = Math.min(wanted, available);
-    const wallet = await reserve(trx, ownerId, amount);
-    if (wallet) {
+    if (await reserve(trx, ownerId, amount)) {
       if (token) await holdFromToken(trx, tokenId, amount, token.unlimited);
+      // The wallet after the update, without reading it again: the update changed the row as read (its row is
+      // locked, or, on SQLite, this transaction read it and is the one writer).
+      const wallet = { wallet_id: w!.wallet_id, balance: Number(w!.balance), reserved: Number(w!.reserved) + amount, revision: Number(w!.revision) + 1 };
       return { wallet, amount };
     }
     if (i + 1 >= HOLD_TRIES) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
@@ -56,33 +58,30 @@ async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: Rela
  * hold(); without a quote, the model's reserve amount), inserts the run and writes run.created@2.0 and
  * wallet.reserved@2.0. Answers the amount reserved.
  */
-export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null = null): Promise<number> {
-  const { wallet, amount } = await hold(trx, run.owner_id, model, quote, Number(run.token_id ?? 0));
+export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null, lock: boolean): Promise<number> {
+  const { wallet, amount } = await hold(trx, run.owner_id, model, quote, Number(run.token_id ?? 0), lock);
   await insertRun(trx, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
   const createdAt = new Date(run.created_at).toISOString();
   const base = { ownerId: run.owner_id, traceparent: run.traceparent };
   const endpoints = await endpointsOf(trx, run.owner_id);
-  await appendEvent(
+  await appendEvents(
     trx,
-    {
-      ...base,
-      type: 'run.created@2.0',
-      aggregateId: run.run_id,
-      aggregateRevision: 1,
-      payload: { runId: run.run_id, requestId: run.request_id, publicModelId: model.public_model_id, apiVersion: run.api_version, kind: run.kind, status: run.status, reservedAmount: amount, createdAt },
-    },
-    run.created_at,
-    endpoints,
-  );
-  await appendEvent(
-    trx,
-    {
-      ...base,
-      type: 'wallet.reserved@2.0',
-      aggregateId: wallet.wallet_id,
-      aggregateRevision: Number(wallet.revision),
-      payload: { walletId: wallet.wallet_id, runId: run.run_id, amount, balance: Number(wallet.balance), reserved: Number(wallet.reserved), available: Number(wallet.balance) - Number(wallet.reserved) },
-    },
+    [
+      {
+        ...base,
+        type: 'run.created@2.0',
+        aggregateId: run.run_id,
+        aggregateRevision: 1,
+        payload: { runId: run.run_id, requestId: run.request_id, publicModelId: model.public_model_id, apiVersion: run.api_version, kind: run.kind, status: run.status, reservedAmount: amount, createdAt },
+      },
+      {
+        ...base,
+        type: 'wallet.reserved@2.0',
+        aggregateId: wallet.wallet_id,
+        aggregateRevision: Number(wallet.revision),
+        payload: { walletId: wallet.wallet_id, runId: run.run_id, amount, balance: Number(wallet.balance), reserved: Number(wallet.reserved), available: Number(wallet.balance) - Number(wallet.reserved) },
+      },
+    ],
     run.created_at,
     endpoints,
   );

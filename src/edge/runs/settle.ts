@@ -3,7 +3,7 @@ import { prepared } from '../../kit/db/prepared.js';
 import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
-import { appendEvent, endpointsOf } from '../outbox/store.js';
+import { appendEvents, endpointsOf } from '../outbox/store.js';
 import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
 import { walletOf } from '../wallets/store.js';
 import { runOf } from './store.js';
@@ -93,11 +93,18 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
   await insertSettlement(trx, runId, run.owner_id, reserved, charged, o.status, o.source, now);
   const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
   const endpoints = await endpointsOf(trx, Number(run.owner_id));
-  await appendEvent(trx, { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } }, now, endpoints);
   const balance = Number(after.balance);
   const stillReserved = Number(after.reserved);
-  await appendEvent(trx, { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } }, now, endpoints);
-  await appendEvent(trx, { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } }, now, endpoints);
+  await appendEvents(
+    trx,
+    [
+      { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } },
+      { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } },
+      { ...base, type: 'billing.finalization-reconciliation-resolution.applied@1', aggregateId: `billing:${runId}`, aggregateRevision: 1, payload: { runId, resolution: charged > 0 ? 'charged' : 'released', source: o.source, reserved, charged, cost: Math.round(o.cost) } },
+    ],
+    now,
+    endpoints,
+  );
   return { applied: true, status: o.status, charged, reserved };
 }
 

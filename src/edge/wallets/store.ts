@@ -47,11 +47,11 @@ async function afterUpdate(db: Db, ownerId: number, changed: bigint) {
 
 /**
  * Reserves `amount` when the available part (balance - reserved) covers it, in one conditional update:
- * concurrent reservations never overdraw. Returns the wallet after the change, or undefined.
+ * concurrent reservations never overdraw. Answers whether it did.
  */
-export async function reserve(db: Db, ownerId: number, amount: number) {
+export async function reserve(db: Db, ownerId: number, amount: number): Promise<boolean> {
   const r = await reserveWhenAvailable(db, ownerId, amount, nowSeconds());
-  return afterUpdate(db, ownerId, r.numAffectedRows ?? 0n);
+  return (r.numAffectedRows ?? 0n) > 0n;
 }
 
 /** Every wallet with its owner's name, by owner name. */
