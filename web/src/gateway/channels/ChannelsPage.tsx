@@ -99,7 +99,8 @@ export function ChannelsPage() {
         tag_mode: filters.tag_mode ? 'true' : undefined,
       } as any;
       const d = filters.keyword.trim() ? await api.call('G27', { query: { ...query, keyword: filters.keyword.trim() } }) : await api.call('G01', { query });
-      setData(d);
+      // The rows are drawn in the mode they were read in (not the filter's, which changes before they arrive).
+      setData({ ...d, tagMode: filters.tag_mode });
       // A selection keeps only the channels still on the page (after a delete, copy or re-read).
       setSelected((prev) => new Set(d.items.map((c: any) => c.id).filter((id: number) => prev.has(id))));
     });
@@ -292,7 +293,7 @@ export function ChannelsPage() {
               </th>
             </tr>
           </thead>
-          <tbody>{filters.tag_mode ? byTag(items).map(([tag, channels]) => <TagRows tag={tag} channels={channels} />) : items.map((c) => <ChannelRow c={c} />)}</tbody>
+          <tbody>{data?.tagMode ? byTag(items).map(([tag, channels]) => <TagRows tag={tag} channels={channels} />) : items.map((c) => <ChannelRow c={c} />)}</tbody>
         </table>
       </div>
       {data && items.length === 0 && <p class="muted">{t('none')}</p>}
