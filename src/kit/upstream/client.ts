@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher, type FormData } from 'undici';
 import { AddressRefusedError, checkAddress, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
 import type { ByteBudget } from './budget.js';
+import { deadlineOf, type Deadline } from './deadline.js';
 
 /**
  * Outgoing HTTP to operator-configured upstreams: every request has a deadline, every body a size cap,
@@ -307,56 +307,6 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
 }
 
 export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
-
-interface Deadline {
-  signal: DeadlineSignal;
-  /** Whether the deadline (not the caller) ended the request. */
-  readonly passed: boolean;
-  clear(): void;
-}
-
-/**
- * The signal undici gets: an EventEmitter (which undici accepts as a signal) rather than an AbortController's
- * AbortSignal, an EventTarget that costs several times more to make and to listen to on every request. It
- * aborts with the error an AbortController would give, so failures read the same.
- */
-class DeadlineSignal extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-
-  abort() {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = new DOMException('This operation was aborted', 'AbortError');
-    this.emit('abort');
-  }
-}
-
-/**
- * A request's deadline and the caller's cancel as one signal: a timer and a listener, both removed when the
- * answer has been read (AbortSignal.timeout with AbortSignal.any cost several times more per request).
- */
-function deadlineOf(timeoutMs: number, outer?: AbortSignal): Deadline {
-  const signal = new DeadlineSignal();
-  let passed = false;
-  const timer = setTimeout(() => {
-    passed = true;
-    signal.abort();
-  }, timeoutMs);
-  const cancel = () => signal.abort();
-  if (outer?.aborted) signal.abort();
-  else outer?.addEventListener('abort', cancel, { once: true });
-  return {
-    signal,
-    get passed() {
-      return passed;
-    },
-    clear() {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', cancel);
-    },
-  };
-}
 
 /** Maps socket, DNS, abort and undici errors to an UpstreamError whose detail names no URL or secret. */
 function translate(e: unknown, timedOutAfterMs: number | null): UpstreamError {
