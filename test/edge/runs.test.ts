@@ -9,7 +9,6 @@ import { RELAY_SECRET } from '../helpers/relay.js';
 import { admit, eventsOfRun, gateSlowModel, ownerIdOf, runRow, settlementsOf, until, walletOf, within } from '../helpers/runs.js';
 import { Dispatcher } from '../../src/edge/webhooks/dispatcher.js';
 import { reconcile } from '../../src/edge/runs/reconcile.js';
-import { locksRows } from '../../src/kit/db/index.js';
 import { reserveRun } from '../../src/edge/runs/reserve.js';
 import { callerOf } from '../../src/edge/runs/execute.js';
 import { modelOf } from '../../src/edge/models/store.js';
@@ -176,7 +175,7 @@ eachDatabase('edge runs: admitted runs executed, read, cancelled, expired and re
       const runId = crypto.randomUUID();
       const now = Date.now();
       await s.ctx.db.transaction().execute((trx) =>
-        reserveRun(trx, model, { run_id: runId, request_id: `req-${runId.slice(0, 8)}`, owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: deadline }, null, locksRows(s.ctx.database.dialect)),
+        reserveRun(trx, model, { run_id: runId, request_id: `req-${runId.slice(0, 8)}`, owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: deadline }),
       );
       if (relayed) {
         const a = await s.services.relay.relay({ format: 'chat', body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, caller: callerOf(ownerId, model), requestId: runId });

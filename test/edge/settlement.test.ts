@@ -7,7 +7,6 @@ import { startEdge, type EdgeServer } from '../helpers/edge.js';
 import { RELAY_SECRET } from '../helpers/relay.js';
 import { admit, eventsOfRun, gateSlowModel, ownerIdOf, runRow, settlementsOf, until, walletOf } from '../helpers/runs.js';
 import { settleRun } from '../../src/edge/runs/settle.js';
-import { locksRows } from '../../src/kit/db/index.js';
 import { reserveRun } from '../../src/edge/runs/reserve.js';
 import { modelOf } from '../../src/edge/models/store.js';
 import { parseCredential } from '../../src/edge/keys/credentials.js';
@@ -106,7 +105,7 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
     const runId = crypto.randomUUID();
     const now = Date.now();
     await s.ctx.db.transaction().execute((trx) =>
-      reserveRun(trx, model, { run_id: runId, request_id: 'many-settlers', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }, null, locksRows(s.ctx.database.dialect)),
+      reserveRun(trx, model, { run_id: runId, request_id: 'many-settlers', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }),
     );
     const w0 = await walletOf(s, 'cap');
     const outcomes = await Promise.all([11, 22, 33].map((cost) => settleRun(s.ctx, runId, { status: 'succeeded', cost, source: 'sync' })));

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { RelayPort, RelayQuote } from '../../contract/relay.js';
-import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
+import { isUniqueViolation } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import { sha256 } from '../../kit/crypto/tokens.js';
 import { canonicalJson } from '../../kit/json/canonical.js';
@@ -99,7 +99,7 @@ export class AdmissionService {
           deadline_at: now + this.ctx.config.edge.runs.reservationTtlSeconds * 1000,
           token_id: token?.id ?? 0,
           token_name: token?.name ?? '',
-        }, quote, locksRows(this.ctx.database.dialect));
+        }, quote);
       });
       this.ctx.metrics.reservedRun('async', amount);
       return { admission, replayed: false };

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type { QuotedCall, RelayAnswer, RelayCall, RelayFormat, RelayPort, RelaySummary, RelayTokenCount } from '../../contract/relay.js';
-import { locksRows } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { InFlight } from '../../kit/ratelimit/inflight.js';
 import type { EdgeContext } from '../context.js';
@@ -138,7 +137,7 @@ export class SyncCalls {
           token_id: token?.id ?? 0,
           token_name: token?.name ?? '',
           stream: (c.modelInPath ? c.modelInPath.stream : c.body.stream === true) ? 1 : 0,
-        }, quote, locksRows(this.ctx.database.dialect)),
+        }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
       const answer = await this.relayed({ ...asked, ...(c.files ? { files: c.files } : {}), requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) }, ownerId);

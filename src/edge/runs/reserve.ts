@@ -1,4 +1,5 @@
 import type { RelayQuote } from '../../contract/relay.js';
+import { dialectOf, locksRows } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { EdgeModelTable } from '../db.js';
 import type { Db } from '../keys/store.js';
@@ -29,7 +30,7 @@ const HOLD_TRIES = 3;
  * one token take their holds one after the other, and a limited token never lends more than remain_quota:
  * token_quota_exhausted below the minimum), and the hold is at most what it has left.
  */
-async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null, tokenId: number, lock: boolean) {
+async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null, tokenId: number) {
   const floor = Math.max(Number(model.reserve_amount), quote?.minimum ?? 0);
   let wanted = Math.max(floor, quote?.estimate ?? 0);
   const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
@@ -38,7 +39,7 @@ async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: Rela
     wanted = Math.min(wanted, token.remain);
   }
   for (let i = 0; ; i++) {
-    const w = await walletOf(trx, ownerId, lock);
+    const w = await walletOf(trx, ownerId, locksRows(dialectOf(trx)));
     const available = w ? Number(w.balance) - Number(w.reserved) : 0;
     if (available < floor) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
     const amount = Math.min(wanted, available);
@@ -58,8 +59,8 @@ async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: Rela
  * hold(); without a quote, the model's reserve amount), inserts the run and writes run.created@2.0 and
  * wallet.reserved@2.0. Answers the amount reserved.
  */
-export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null, lock: boolean): Promise<number> {
-  const { wallet, amount } = await hold(trx, run.owner_id, model, quote, Number(run.token_id ?? 0), lock);
+export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null = null): Promise<number> {
+  const { wallet, amount } = await hold(trx, run.owner_id, model, quote, Number(run.token_id ?? 0));
   await insertRun(trx, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
   const createdAt = new Date(run.created_at).toISOString();
   const base = { ownerId: run.owner_id, traceparent: run.traceparent };
