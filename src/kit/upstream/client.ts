@@ -60,11 +60,10 @@ export interface UpstreamStream {
   headers: IncomingHttpHeaders;
   /** The body's lines (without line ends), each at most maxLineBytes, the whole at most maxBytes. */
   lines(): AsyncGenerator<string>;
-  /** The same lines, as many at a time as each read of the socket completed (fewer awaits on a busy stream). */
-  batches(): AsyncGenerator<string[]>;
   /**
-   * The same, as the text of those lines as it came: line ends included (`\n` or `\r\n`), but for the last
-   * line of the body when it has none. Instead of lines() or batches(), never both.
+   * The same lines as the text they came in, as many at a time as each read of the socket completed (fewer
+   * awaits on a busy stream): line ends included (`\n` or `\r\n`), but for the last line of the body when it
+   * has none (linesOf splits a block). Instead of lines(), never both.
    */
   blocks(): AsyncGenerator<string>;
   /** The body's bytes as they arrive (audio), the whole at most maxBytes; instead of lines(), never both. */
@@ -85,7 +84,15 @@ export function parseJson(text: string): unknown {
 
 const MAX_DISPATCHERS = 64;
 const MAX_HOSTS = 1024;
-const trimCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
+/** A line without the carriage return of its `\r\n` end. */
+export const trimCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
+
+/** The lines of a block (see UpstreamStream.blocks), without their line ends. */
+export function linesOf(block: string): string[] {
+  const lines = block.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map(trimCr);
+}
 const MAX_LINE_BYTES = 1024 * 1024;
 const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks:']);
 
@@ -275,13 +282,6 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           throw translate(e, deadline.passed ? timeoutMs : null);
         }
       }
-      async function* batches(): AsyncGenerator<string[]> {
-        for await (const block of blocks()) {
-          const lines = block.split('\n');
-          if (lines[lines.length - 1] === '') lines.pop();
-          yield lines.map(trimCr);
-        }
-      }
       return {
         status: res.statusCode,
         headers: res.headers,
@@ -291,10 +291,9 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
           deadline.clear();
         },
         blocks,
-        batches,
         chunks,
         async *lines() {
-          for await (const batch of batches()) yield* batch;
+          for await (const block of blocks()) yield* linesOf(block);
         },
       };
     },

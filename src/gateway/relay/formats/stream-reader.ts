@@ -1,3 +1,4 @@
+import { linesOf, trimCr } from '../../../kit/upstream/client.js';
 import { showChatUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
 import type { ChatChunk, ChatUsage } from '../../providers/pivot.js';
 import type { StreamDecoder } from '../../providers/types.js';
@@ -35,19 +36,10 @@ export interface ChunkEncoder {
 const NOTABLE = /"finish_reason":\s*"|"usage"|"error"|\[DONE\]/;
 const NOTABLE_AHEAD = new RegExp(NOTABLE.source, 'g');
 
-const trimCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
-
 /** What a block of lines gave the caller, and the error a line raised (after the output before it). */
 export interface BlockRead {
   out: string;
   error?: unknown;
-}
-
-/** The lines of a block (see StreamReader.block), without their line ends. */
-export function linesOf(text: string): string[] {
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map(trimCr);
 }
 
 /**
