@@ -62,7 +62,6 @@ export class RelayMetrics {
   private readonly refusals: Counter<'code' | 'group'>;
   private readonly rejectedRows: Counter;
   private readonly callSets = new Map<string, CallSet>();
-  private readonly attemptSets = new Map<string, Pending>();
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -106,12 +105,7 @@ export class RelayMetrics {
     if (s.quota > 0) set.quota.n += s.quota;
     if (s.first_byte_ms !== null) set.firstByte.observe(s.first_byte_ms / 1000);
     set.total.observe(s.total_ms / 1000);
-    for (const a of s.attempts) {
-      const key = `${a.channel_id}\u0000${a.error_code ?? 'ok'}`;
-      let p = this.attemptSets.get(key);
-      if (!p) this.attemptSets.set(key, (p = this.attempts.of({ channel: String(a.channel_id), outcome: a.error_code ?? 'ok' })));
-      p.n++;
-    }
+    for (const a of s.attempts) this.attempts.of({ channel: String(a.channel_id), outcome: a.error_code ?? 'ok' }).n++;
   }
 
   transition(to: 'open' | 'closed' | 'reopened') {
