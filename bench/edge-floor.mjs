@@ -2,7 +2,7 @@
  * The floor of the edge bench's admission (bench/edge.ts), in its own process: E01's admission written by
  * hand on node:http and the driver the edge uses, on a database of its own made from the edge's migrations
  * (BENCH_FLOOR_DATABASE_URL: sqlite:///file, opened with the pragmas of src/kit/db's openDatabase and its WAL
- * checkpointed by the same worker thread, or
+ * checkpointed by the same WalCheckpointer, or
  * postgres://…?schema=NAME, a pg Pool of 10 like the edge's). Per `POST /v1/responses` with
  * `Authorization: Bearer svc_sk_<keyId>.<secret>`, an Idempotency-Key and SPEC's body {publicModelId, input}:
  * the key looked up by id and its secret's SHA-256 compared (what any server must do to know the owner), then
@@ -14,9 +14,10 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+// Started with tsx (bench/edge.ts): the edge's own WAL checkpointer, so both commit alike.
+import { CHECKPOINT_DEFAULTS, WalCheckpointer } from '../src/kit/db/checkpoint.ts';
 
 const url = process.env.BENCH_FLOOR_DATABASE_URL;
 if (!url) throw new Error('BENCH_FLOOR_DATABASE_URL is required');
@@ -65,32 +66,6 @@ function admissionRows(a, wallet, model, now) {
   };
 }
 
-/**
- * As the edge (src/kit/db/checkpoint.ts): the WAL is checkpointed by the kit's worker thread, not in the
- * commits; the thread asks this connection to start the WAL over between two tasks.
- */
-function checkpointOffThread(db, file) {
-  db.pragma('wal_autocheckpoint = 0');
-  const worker = new Worker(new URL('../src/kit/db/checkpoint-thread.cjs', import.meta.url), { workerData: { file, intervalMs: 100, restartBytes: 64 * 1024 * 1024 } });
-  worker.unref();
-  worker.on('message', (m) => {
-    if (m === 'behind') db.pragma('wal_autocheckpoint = 1000');
-    if (m === 'caught-up') db.pragma('wal_autocheckpoint = 0');
-    if (m !== 'restart') return;
-    if (!db.inTransaction) {
-      db.pragma('busy_timeout = 0');
-      try {
-        db.pragma('wal_checkpoint(RESTART)');
-      } catch {
-        // Busy: try again when asked next.
-      } finally {
-        db.pragma('busy_timeout = 5000');
-      }
-    }
-    worker.postMessage('restarted');
-  });
-}
-
 /** One driver: the key lookup, the admission transaction and the replay read. */
 function sqliteStore(file) {
   const db = new Database(file);
@@ -98,7 +73,7 @@ function sqliteStore(file) {
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  checkpointOffThread(db, file);
+  new WalCheckpointer(db, file, CHECKPOINT_DEFAULTS, 5000);
   // $n → ?, each call's values put in the order the placeholders appear (better-sqlite3 binds ? by position).
   const s = Object.fromEntries(
     Object.entries(SQL).map(([k, text]) => {

@@ -80,7 +80,7 @@ async function admission(kind: string, urls: { floor: string; edge: string }, da
   const [floorKeys, edgeKeys] = [await prepareDatabase(urls.floor, MODEL, 1), await prepareDatabase(urls.edge, MODEL, 1)];
   const children: ServerChild[] = [];
   try {
-    const floor = await startChild(`edge floor (${kind})`, [path.join(BENCH_DIR, 'edge-floor.mjs')], { BENCH_FLOOR_DATABASE_URL: urls.floor });
+    const floor = await startChild(`edge floor (${kind})`, ['--import', 'tsx', path.join(BENCH_DIR, 'edge-floor.mjs')], { BENCH_FLOOR_DATABASE_URL: urls.floor });
     children.push(floor);
     const edge = await startChild(`edge (${kind})`, ['--import', 'tsx', path.join(BENCH_DIR, 'edge-server.ts')], { BENCH_EDGE_MODE: 'admission', BENCH_DIR: dataDir, EDGE_DATABASE_URL: urls.edge });
     children.push(edge);
