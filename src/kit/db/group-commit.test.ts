@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { eachDatabase, freshDatabase, tempDir } from '../../../test/helpers/services.js';
 import { openDatabase, type Database } from './index.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type Sink } from './group-commit.js';
+import { insertRows } from './insert-rows.js';
 
 interface T {
   counters: { id: number; n: number };
@@ -97,6 +98,47 @@ eachDatabase('group commit', (v) => {
     );
     assert.deepEqual(answers, [0, 1, 2, 3, 4]);
     assert.equal(await count(database.db, 3), before3 + 5, 'every piece counted once');
+    await writer.close();
+  });
+
+  // Rows queued by pieces: one multi-row INSERT per batch (insert-rows.ts), counted to show it.
+  const insertMarks = insertRows<T>('marks', ['id'], 5);
+  let markStatements = 0;
+  const marksSink: Sink<T, string> = async (trx, ids) => {
+    markStatements += Math.ceil(ids.length / 5);
+    await insertMarks(trx, ids.map((id) => [id]));
+  };
+  const marked = async (prefix: string) => (await database.db.selectFrom('marks').select('id').where('id', 'like', `${prefix}%`).execute()).map((m) => m.id).sort();
+
+  test('queued rows are written once per batch, in chunks, and commit with their pieces', async () => {
+    const writer = new GroupCommit(database.db, { maxItems: 100 });
+    markStatements = 0;
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => writer.run(async (_trx, batch) => (batch.add(marksSink, `q${String(i).padStart(2, '0')}`), i))));
+    assert.deepEqual(answers, Array.from({ length: 12 }, (_, i) => i));
+    assert.equal(markStatements, 3, '12 rows in statements of at most 5');
+    assert.deepEqual(await marked('q'), Array.from({ length: 12 }, (_, i) => `q${String(i).padStart(2, '0')}`));
+    await writer.close();
+  });
+
+  test('a failing piece drops its queued rows; rows that fail to write fail only the piece that queued them', async () => {
+    const writer = new GroupCommit(database.db, { maxItems: 100 });
+    const before2 = await count(database.db, 2);
+    const runs = Array.from({ length: 6 }, (_, i) =>
+      writer.run(async (trx, batch) => {
+        await bump(2)(trx);
+        batch.add(marksSink, `r${i}`);
+        if (i === 1) throw new Error('refused');
+        // Its row's key is taken (m0, from an earlier test): the batch's insert fails, so each piece runs alone.
+        if (i === 4) batch.add(marksSink, 'm0');
+        return i;
+      }),
+    );
+    const settled = await Promise.allSettled(runs);
+    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.match(String((settled[1] as PromiseRejectedResult).reason), /refused/);
+    assert.doesNotMatch(String((settled[4] as PromiseRejectedResult).reason), /queued rows/, 'the database error itself, not the wrapper');
+    assert.deepEqual(await marked('r'), ['r0', 'r2', 'r3', 'r5']);
+    assert.equal(await count(database.db, 2), before2 + 4, 'the two failed pieces bumped nothing');
     await writer.close();
   });
 

@@ -15,7 +15,49 @@ export interface GroupCommitOptions {
   onBatch?: (pieces: number) => void;
 }
 
-type Work<DB, T> = (trx: Transaction<DB>) => Promise<T>;
+/** Writes the rows pieces queued for it (Batch.add): once per batch, all of them, before the commit. */
+export type Sink<DB, R> = (trx: Transaction<DB>, rows: R[]) => Promise<void>;
+
+/**
+ * Rows a piece hands to its batch instead of writing them itself: an insert nothing in the batch reads back
+ * (an event, a log row) is then one statement for the whole batch, not one per piece; on PostgreSQL and MySQL
+ * each statement is a round trip. They are written at the end of the batch, in the order their sinks were
+ * first used, inside its transaction, so they commit with the piece or not at all.
+ */
+export class Batch<DB> {
+  private readonly queued = new Map<Sink<DB, never>, unknown[]>();
+
+  add<R>(sink: Sink<DB, R>, ...rows: R[]): void {
+    const list = this.queued.get(sink as Sink<DB, never>);
+    if (list) list.push(...rows);
+    else this.queued.set(sink as Sink<DB, never>, rows);
+  }
+
+  /** Takes over what another (a piece that succeeded) queued. */
+  merge(other: Batch<DB>): void {
+    for (const [sink, rows] of other.queued) this.add(sink, ...(rows as never[]));
+  }
+
+  /** Writes every queued row; a failure is a SinkFailure. */
+  async write(trx: Transaction<DB>): Promise<void> {
+    for (const [sink, rows] of this.queued) {
+      try {
+        await sink(trx, rows as never[]);
+      } catch (error) {
+        throw new SinkFailure(error);
+      }
+    }
+  }
+}
+
+/** A batch's queued rows failed to write: which piece's rows failed is unknown, so each runs alone. */
+class SinkFailure extends Error {
+  constructor(readonly error: unknown) {
+    super('group commit: queued rows not written');
+  }
+}
+
+type Work<DB, T> = (trx: Transaction<DB>, batch: Batch<DB>) => Promise<T>;
 
 interface Item<DB> {
   work: Work<DB, unknown>;
@@ -34,8 +76,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  *
  * A piece that fails never fails the others: the batch first runs without savepoints; when a piece throws,
  * the transaction is rolled back and the batch runs again with a savepoint around each piece, whose failure
- * is then rolled back to its savepoint alone. When the transaction fails as a whole (a deadlock victim, a
- * failed commit), every piece runs again in a transaction of its own. So a piece may run more than once
+ * is then rolled back to its savepoint alone (and the rows it queued are dropped). When the transaction fails
+ * as a whole (a deadlock victim, queued rows that could not be written, a failed commit), every piece runs again in a transaction of its own. So a piece may run more than once
  * before its commit: it must only read and write through `trx`, and keep no effect of a run that did not
  * commit (what it answers is used only from the run that committed). A commit whose outcome is unknown (the
  * connection dropped during COMMIT) also runs the pieces again: their writes must be guarded by keys.
@@ -119,21 +161,27 @@ export class GroupCommit<DB> {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const out: Outcome[] = [];
-        for (const item of items) out.push({ ok: true, value: await item.work(trx) });
+        const batch = new Batch<DB>();
+        for (const item of items) out.push({ ok: true, value: await item.work(trx, batch) });
+        await batch.write(trx);
         return out;
       });
     } catch (e) {
       if (items.length === 1) return [await this.alone(items[0]!, e)];
-      if (isDeadlock(e)) return this.eachAlone(items);
+      if (isDeadlock(e) || e instanceof SinkFailure) return this.eachAlone(items);
     }
     let out: (Outcome | null)[];
     try {
       out = await this.db.transaction().execute(async (trx) => {
         const each: (Outcome | null)[] = [];
+        const batch = new Batch<DB>();
         for (const item of items) {
           await sql`savepoint group_item`.execute(trx);
+          // What the piece queued joins the batch only when the piece succeeded.
+          const own = new Batch<DB>();
           try {
-            each.push({ ok: true, value: await item.work(trx) });
+            each.push({ ok: true, value: await item.work(trx, own) });
+            batch.merge(own);
           } catch (error) {
             // A failure of the database itself (the connection) fails the rollback too, and so the batch.
             await sql`rollback to savepoint group_item`.execute(trx);
@@ -142,6 +190,7 @@ export class GroupCommit<DB> {
           }
           await sql`release savepoint group_item`.execute(trx);
         }
+        await batch.write(trx);
         return each;
       });
     } catch {
@@ -160,11 +209,18 @@ export class GroupCommit<DB> {
 
   /** One piece in its own transaction; run again once when it was a deadlock's victim (`failed`: its first try's error). */
   private async alone(item: Item<DB>, failed?: unknown): Promise<Outcome> {
+    if (failed instanceof SinkFailure) failed = failed.error;
     if (failed !== undefined && !isDeadlock(failed)) return { ok: false, error: failed };
     try {
-      return { ok: true, value: await this.db.transaction().execute((trx) => item.work(trx)) };
+      const value = await this.db.transaction().execute(async (trx) => {
+        const batch = new Batch<DB>();
+        const v = await item.work(trx, batch);
+        await batch.write(trx);
+        return v;
+      });
+      return { ok: true, value };
     } catch (error) {
-      return { ok: false, error };
+      return { ok: false, error: error instanceof SinkFailure ? error.error : error };
     }
   }
 }
