@@ -174,8 +174,8 @@ eachDatabase('edge runs: admitted runs executed, read, cancelled, expired and re
     const crashed = async (deadline: number, relayed: boolean) => {
       const runId = crypto.randomUUID();
       const now = Date.now();
-      await s.ctx.db.transaction().execute((trx) =>
-        reserveRun(trx, model, { run_id: runId, request_id: `req-${runId.slice(0, 8)}`, owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: deadline }),
+      await s.ctx.ledger.write(ownerId, (trx, batch) =>
+        reserveRun(trx, batch, model, { run_id: runId, request_id: `req-${runId.slice(0, 8)}`, owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: deadline }),
       );
       if (relayed) {
         const a = await s.services.relay.relay({ format: 'chat', body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, caller: callerOf(ownerId, model), requestId: runId });

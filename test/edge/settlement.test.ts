@@ -104,8 +104,8 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
     const model = (await modelOf(s.ctx.db, 'gpt-4o'))!;
     const runId = crypto.randomUUID();
     const now = Date.now();
-    await s.ctx.db.transaction().execute((trx) =>
-      reserveRun(trx, model, { run_id: runId, request_id: 'many-settlers', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }),
+    await s.ctx.ledger.write(ownerId, (trx, batch) =>
+      reserveRun(trx, batch, model, { run_id: runId, request_id: 'many-settlers', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }),
     );
     const w0 = await walletOf(s, 'cap');
     const outcomes = await Promise.all([11, 22, 33].map((cost) => settleRun(s.ctx, runId, { status: 'succeeded', cost, source: 'sync' })));

@@ -80,10 +80,10 @@ export class AdmissionService {
     const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
       const quote = await this.quoteOf(ownerId, r.body);
-      const amount = await this.ctx.ledger.write(ownerId, async (trx) => {
+      const amount = await this.ctx.ledger.write(ownerId, async (trx, batch) => {
         await insertIdempotency(trx, { owner_id: ownerId, key: r.idempotencyKey, body_hash: bodyHash, response: JSON.stringify(admission), created_at: Math.floor(now / 1000) });
         const model = await servableModel(trx, r.body.publicModelId, 'publicModelId');
-        return reserveRun(trx, model, {
+        return reserveRun(trx, batch, model, {
           run_id: admission.runId,
           request_id: r.requestId,
           owner_id: ownerId,

@@ -118,8 +118,8 @@ export class SyncCalls {
     const runId = crypto.randomUUID();
     try {
       const now = Date.now();
-      const amount = await this.ctx.ledger.write(ownerId, (trx) =>
-        reserveRun(trx, model, {
+      const amount = await this.ctx.ledger.write(ownerId, (trx, batch) =>
+        reserveRun(trx, batch, model, {
           run_id: runId,
           request_id: c.requestId.slice(0, 64),
           owner_id: ownerId,

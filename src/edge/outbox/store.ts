@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import { keptPerDatabase } from '../../kit/cache/kept-reads.js';
+import type { Batch } from '../../kit/db/group-commit.js';
+import { insertRows } from '../../kit/db/insert-rows.js';
 import { prepared } from '../../kit/db/prepared.js';
+import type { EdgeDB } from '../db.js';
 import type { Db } from '../keys/store.js';
 
 export interface NewEvent {
@@ -23,20 +26,25 @@ export interface NewEvent {
 // Both run for every reservation and settlement (see prepared()).
 const endpointRows = prepared((db: Db, ownerId: number) => db.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null));
 
-const EVENT_COLUMNS = 8;
-type EventRow = [event_id: string, type: string, aggregate_id: string, aggregate_revision: number, owner_id: number, payload: string, traceparent: string | null, created_at: number];
+const EVENT_COLUMNS = ['event_id', 'type', 'aggregate_id', 'aggregate_revision', 'owner_id', 'payload', 'traceparent', 'created_at'] as const;
+const DELIVERY_COLUMNS = ['event_id', 'endpoint_id', 'status', 'attempts', 'next_attempt_at', 'created_at'] as const;
+// Also the sinks of a ledger batch's events (queueEvents).
+const insertEventRows = insertRows<EdgeDB>('edge_outbox', EVENT_COLUMNS);
+const insertDeliveryRows = insertRows<EdgeDB>('edge_deliveries', DELIVERY_COLUMNS);
 
-/** One INSERT of `count` events, built and compiled once per count (a reservation writes 2, a settlement 3). */
-const insertEventsOf = (count: number) =>
-  prepared((db: Db, ...values: unknown[]) =>
-    db.insertInto('edge_outbox').values(
-      Array.from({ length: count }, (_, i) => {
-        const [event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at] = values.slice(i * EVENT_COLUMNS, (i + 1) * EVENT_COLUMNS) as EventRow;
-        return { event_id, type, aggregate_id, aggregate_revision, owner_id, payload, traceparent, created_at };
-      }) as never,
-    ),
-  );
-const insertEvents = new Map<number, ReturnType<typeof insertEventsOf>>();
+/** The rows of events and of their deliveries to `endpoints`, in the events' order (their sequences follow it). */
+function rowsOf(events: NewEvent[], now: number, endpoints: string[]) {
+  const ids: string[] = [];
+  const eventRows: unknown[][] = [];
+  const deliveryRows: unknown[][] = [];
+  for (const e of events) {
+    const eventId = crypto.randomUUID();
+    ids.push(eventId);
+    eventRows.push([eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now]);
+    for (const endpointId of endpoints) deliveryRows.push([eventId, endpointId, 'pending', 0, now, now]);
+  }
+  return { ids, eventRows, deliveryRows };
+}
 
 /**
  * An owner's endpoints, kept 1 s per database (kit/cache/kept-reads.ts, which the events of every transaction
@@ -69,22 +77,21 @@ export async function appendEvent(trx: Db, e: NewEvent, now = Date.now(), endpoi
  */
 export async function appendEvents(trx: Db, events: NewEvent[], now = Date.now(), endpoints?: string[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const ids: string[] = [];
-  const values: unknown[] = [];
-  for (const e of events) {
-    const eventId = crypto.randomUUID();
-    ids.push(eventId);
-    values.push(eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now);
-  }
-  let insert = insertEvents.get(events.length);
-  if (!insert) insertEvents.set(events.length, (insert = insertEventsOf(events.length)));
-  await insert(trx, ...values);
-  const targets = endpoints ?? (await endpointsOf(trx, events[0]!.ownerId));
-  if (targets.length) {
-    const deliveries = ids.flatMap((event_id) => targets.map((endpoint_id) => ({ event_id, endpoint_id, status: 'pending' as const, attempts: 0, next_attempt_at: now, created_at: now })));
-    await trx.insertInto('edge_deliveries').values(deliveries as never).execute();
-  }
-  return ids;
+  const rows = rowsOf(events, now, endpoints ?? (await endpointsOf(trx, events[0]!.ownerId)));
+  await insertEventRows(trx, rows.eventRows);
+  if (rows.deliveryRows.length) await insertDeliveryRows(trx, rows.deliveryRows);
+  return rows.ids;
+}
+
+/**
+ * appendEvents inside a ledger batch: the events and their deliveries are written with the batch's others, by
+ * one INSERT each before its commit (kit/db/group-commit.ts Batch), in the order they were queued.
+ */
+export function queueEvents(batch: Batch<EdgeDB>, events: NewEvent[], now: number, endpoints: string[]): string[] {
+  const rows = rowsOf(events, now, endpoints);
+  batch.add(insertEventRows, ...rows.eventRows);
+  if (rows.deliveryRows.length) batch.add(insertDeliveryRows, ...rows.deliveryRows);
+  return rows.ids;
 }
 
 export async function eventsOf(db: Db, where: { eventId?: string; sinceSequence?: number }) {

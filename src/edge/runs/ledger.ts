@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { GroupCommit } from '../../kit/db/group-commit.js';
+import { GroupCommit, type Batch } from '../../kit/db/group-commit.js';
 import type { Database } from '../../kit/db/index.js';
 import type { EdgeDB } from '../db.js';
 import type { EdgeMetrics } from '../metrics.js';
@@ -31,8 +31,12 @@ export class LedgerWriter {
     this.group = new GroupCommit(database.db, { concurrency, onBatch: (pieces) => metrics.ledgerBatch(pieces) });
   }
 
-  /** Runs `work` in the next batch (ordered by `ownerId` in it); settles after that batch committed. */
-  write<T>(ownerId: number, work: (trx: Transaction<EdgeDB>) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in the next batch (ordered by `ownerId` in it); settles after that batch committed. Inserts
+   * nothing in the batch reads back (runs, settlements, events) are queued on `batch` and written with the
+   * batch's others, one statement per table.
+   */
+  write<T>(ownerId: number, work: (trx: Transaction<EdgeDB>, batch: Batch<EdgeDB>) => Promise<T>): Promise<T> {
     return this.group.run(work, ownerId);
   }
 

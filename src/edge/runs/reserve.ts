@@ -1,13 +1,13 @@
 import type { RelayQuote } from '../../contract/relay.js';
-import { dialectOf, locksRows } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
-import type { EdgeModelTable } from '../db.js';
+import type { Batch } from '../../kit/db/group-commit.js';
+import type { EdgeDB, EdgeModelTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { modelOf } from '../models/store.js';
-import { appendEvents, endpointsOf } from '../outbox/store.js';
-import { reserve, walletOf } from '../wallets/store.js';
+import { endpointsOf, queueEvents } from '../outbox/store.js';
+import { holdOnWallet } from '../wallets/store.js';
 import { holdFromToken, lockedTokenQuota } from '../customers/tokens/store.js';
-import { insertRun, type NewRun } from './store.js';
+import { queueRun, type NewRun } from './store.js';
 
 /** The enabled public model of a request; model_not_found / model_disabled otherwise. */
 export async function servableModel(db: Db, publicModelId: string, field: string): Promise<EdgeModelTable> {
@@ -17,14 +17,11 @@ export async function servableModel(db: Db, publicModelId: string, field: string
   return model;
 }
 
-/** Tries of a hold whose conditional update lost a race with another reservation of the same wallet. */
-const HOLD_TRIES = 3;
-
 /**
  * What a call holds: at least the model's reserve and the call's minimum (its prompt and one output token,
  * or its per-call price: insufficient_balance when the wallet cannot cover that), up to the estimate with the
  * caller's output cap when the wallet covers it, else what the wallet has (the relay then caps the output at
- * what the hold pays for). In one conditional update per try: concurrent reservations never overdraw.
+ * what the hold pays for). Concurrent reservations never overdraw (holdOnWallet).
  *
  * A call of an account user's token also holds the amount on the token: its row is locked first (so calls of
  * one token take their holds one after the other, and a limited token never lends more than remain_quota:
@@ -38,35 +35,25 @@ async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: Rela
     if (token.remain < floor) throw new AppError('token_quota_exhausted', { params: { remaining: Math.max(0, token.remain), amount: floor } });
     wanted = Math.min(wanted, token.remain);
   }
-  for (let i = 0; ; i++) {
-    const w = await walletOf(trx, ownerId, locksRows(dialectOf(trx)));
-    const available = w ? Number(w.balance) - Number(w.reserved) : 0;
-    if (available < floor) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
-    const amount = Math.min(wanted, available);
-    if (await reserve(trx, ownerId, amount)) {
-      if (token) await holdFromToken(trx, tokenId, amount, token.unlimited);
-      // The wallet after the update, without reading it again: the update changed the row as read (its row is
-      // locked, or, on SQLite, this transaction read it and is the one writer).
-      const wallet = { wallet_id: w!.wallet_id, balance: Number(w!.balance), reserved: Number(w!.reserved) + amount, revision: Number(w!.revision) + 1 };
-      return { wallet, amount };
-    }
-    if (i + 1 >= HOLD_TRIES) throw new AppError('insufficient_balance', { params: { amount: floor, available } });
-  }
+  const held = await holdOnWallet(trx, ownerId, wanted, floor);
+  if ('available' in held) throw new AppError('insufficient_balance', { params: { amount: floor, available: held.available } });
+  if (token) await holdFromToken(trx, tokenId, held.amount, token.unlimited);
+  return held;
 }
 
 /**
- * Inside the caller's transaction: reserves the call's hold in the owner's wallet (and on its token, see
- * hold(); without a quote, the model's reserve amount), inserts the run and writes run.created@2.0 and
- * wallet.reserved@2.0. Answers the amount reserved.
+ * A piece of a ledger batch (runs/ledger.ts): reserves the call's hold in the owner's wallet (and on its token,
+ * see hold(); without a quote, the model's reserve amount), and queues the run and its events run.created@2.0
+ * and wallet.reserved@2.0 on the batch. Answers the amount reserved.
  */
-export async function reserveRun(trx: Db, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null = null): Promise<number> {
+export async function reserveRun(trx: Db, batch: Batch<EdgeDB>, model: EdgeModelTable, run: Omit<NewRun, 'reserved_amount' | 'public_model_id' | 'revision'>, quote: RelayQuote | null = null): Promise<number> {
   const { wallet, amount } = await hold(trx, run.owner_id, model, quote, Number(run.token_id ?? 0));
-  await insertRun(trx, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
+  queueRun(batch, { ...run, public_model_id: model.public_model_id, reserved_amount: amount, revision: 1 });
   const createdAt = new Date(run.created_at).toISOString();
   const base = { ownerId: run.owner_id, traceparent: run.traceparent };
   const endpoints = await endpointsOf(trx, run.owner_id);
-  await appendEvents(
-    trx,
+  queueEvents(
+    batch,
     [
       {
         ...base,

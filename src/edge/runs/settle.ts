@@ -1,11 +1,11 @@
 import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
-import { prepared } from '../../kit/db/prepared.js';
+import type { Batch } from '../../kit/db/group-commit.js';
 import type { EdgeContext } from '../context.js';
-import { FINAL_STATUSES, type EdgeRunTable } from '../db.js';
+import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
-import { appendEvents, endpointsOf } from '../outbox/store.js';
+import { endpointsOf, queueEvents } from '../outbox/store.js';
 import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
-import { walletOf } from '../wallets/store.js';
+import { chargeAndFinish, insertSettlementRows } from './settle-store.js';
 import { runOf } from './store.js';
 
 export type SettlementSource = 'worker' | 'sync' | 'cancel' | 'expiry' | 'reconcile';
@@ -49,7 +49,7 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, 
   let s: Settlement & { reserved?: number };
   const lock = locksRows(ctx.database.dialect);
   try {
-    s = await ctx.ledger.write(ownerId, (trx) => settleOnce(trx, runId, o, lock));
+    s = await ctx.ledger.write(ownerId, (trx, batch) => settleOnce(trx, batch, runId, o, lock));
   } catch (e) {
     try {
       // The settlement row's key: another process settled the run between our read and our write.
@@ -67,7 +67,7 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, 
 }
 
 /** One settlement, a piece of a ledger batch: it may run more than once before its commit (runs/ledger.ts). */
-async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean): Promise<Settlement & { reserved?: number }> {
+async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOutcome, lock: boolean): Promise<Settlement & { reserved?: number }> {
   const run = await runOf(trx, runId, lock);
   if (!run) throw new Error(`settle: run ${runId} does not exist`);
   if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
@@ -76,27 +76,26 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
   const tokenId = Number(run.token_id);
   // The token before the wallet, in the reservation's order (runs/reserve.ts): no deadlock between them.
   const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
-  const wallet = await walletOf(trx, run.owner_id, lock);
-  if (!wallet) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
-  const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
-  let cap = reserved + spare;
-  if (token && !token.unlimited) cap = Math.min(cap, reserved + Math.max(0, token.remain));
-  const charged = Math.max(0, Math.min(Math.round(o.cost), cap));
-  const served = o.status === 'succeeded' || charged > 0 ? 1 : 0;
-  const updated = await chargeWallet(trx, charged, reserved, Math.floor(now / 1000), served, run.owner_id);
-  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${run.owner_id} not updated`);
-  if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
-  // The wallet after the update, without reading it again: its row is locked (or, on SQLite, this is the one writer).
-  const after = { wallet_id: wallet.wallet_id, balance: Number(wallet.balance) - charged, reserved: Number(wallet.reserved) - reserved, revision: Number(wallet.revision) + 1 };
+  // A limited token is never charged beyond its hold and what it has left.
+  const cap = token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER;
   const revision = Number(run.revision) + 1;
-  await finishRun(trx, o.status, revision, charged, o.promptTokens ?? 0, o.completionTokens ?? 0, o.output ?? null, o.error?.code ?? null, o.error?.message.slice(0, 2000) ?? null, now, runId);
-  await insertSettlement(trx, runId, run.owner_id, reserved, charged, o.status, o.source, now);
+  const { wallet: after, charged } = await chargeAndFinish(trx, {
+    runId,
+    ownerId: Number(run.owner_id),
+    reserved,
+    cost: Math.round(o.cost),
+    cap,
+    succeeded: o.status === 'succeeded',
+    run: { status: o.status, revision, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, output: o.output ?? null, errorCode: o.error?.code ?? null, errorMessage: o.error?.message.slice(0, 2000) ?? null, finishedAt: now },
+  });
+  if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
+  batch.add(insertSettlementRows, [runId, run.owner_id, reserved, charged, o.status, o.source, now]);
   const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
   const endpoints = await endpointsOf(trx, Number(run.owner_id));
   const balance = Number(after.balance);
   const stillReserved = Number(after.reserved);
-  await appendEvents(
-    trx,
+  queueEvents(
+    batch,
     [
       { ...base, type: EVENT_OF[o.status], aggregateId: runId, aggregateRevision: revision, payload: { runId, requestId: run.request_id, status: o.status, cost: charged, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, ...(o.error ? { error: o.error } : {}) } },
       { ...base, type: 'wallet.settled@1', aggregateId: after.wallet_id, aggregateRevision: Number(after.revision), payload: { walletId: after.wallet_id, runId, reserved, charged, released: Math.max(0, reserved - charged), balance, reserved_total: stillReserved, available: balance - stillReserved } },
@@ -107,30 +106,3 @@ async function settleOnce(trx: Db, runId: string, o: RunOutcome, lock: boolean):
   );
   return { applied: true, status: o.status, charged, reserved };
 }
-
-// The settlement's statements (see prepared()): built and compiled once per dialect.
-const chargeWallet = prepared((db: Db, charged: number, reserved: number, updatedAt: number, served: number, ownerId: number) =>
-  db
-    .updateTable('edge_wallets')
-    .set((eb) => ({
-      balance: eb('balance', '-', charged),
-      reserved: eb('reserved', '-', reserved),
-      revision: eb('revision', '+', 1),
-      updated_at: updatedAt,
-      used_quota: eb('used_quota', '+', charged),
-      request_count: eb('request_count', '+', served),
-    }))
-    .where('owner_id', '=', ownerId),
-);
-
-const finishRun = prepared(
-  (db: Db, status: EdgeRunTable['status'], revision: number, cost: number, promptTokens: number, completionTokens: number, output: string | null, errorCode: string | null, errorMessage: string | null, finishedAt: number, runId: string) =>
-    db
-      .updateTable('edge_runs')
-      .set({ status, revision, cost, prompt_tokens: promptTokens, completion_tokens: completionTokens, output, error_code: errorCode, error_message: errorMessage, finished_at: finishedAt, lease_owner: null, lease_until: null })
-      .where('run_id', '=', runId),
-);
-
-const insertSettlement = prepared((db: Db, run_id: string, owner_id: number, reserved: number, charged: number, outcome: EdgeRunTable['status'], source: SettlementSource, created_at: number) =>
-  db.insertInto('edge_settlements').values({ run_id, owner_id, reserved, charged, outcome, source, created_at } as never),
-);

@@ -1,6 +1,8 @@
+import type { Batch } from '../../kit/db/group-commit.js';
+import { insertRows } from '../../kit/db/insert-rows.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { Db } from '../keys/store.js';
-import type { EdgeRunTable, RunStatus } from '../db.js';
+import type { EdgeDB, EdgeRunTable, RunStatus } from '../db.js';
 
 type Defaulted = 'lease_owner' | 'lease_until' | 'attempts' | 'cancel_requested' | 'output' | 'prompt_tokens' | 'completion_tokens' | 'cost' | 'error_code' | 'error_message' | 'started_at' | 'finished_at' | 'token_id' | 'token_name' | 'stream';
 export type NewRun = Omit<EdgeRunTable, Defaulted> & Partial<Pick<EdgeRunTable, Defaulted>>;
@@ -14,12 +16,21 @@ const RUN_DEFAULTS: Pick<EdgeRunTable, Defaulted> = {
   lease_owner: null, lease_until: null, attempts: 0, cancel_requested: 0, output: null, prompt_tokens: 0, completion_tokens: 0, cost: 0,
   error_code: null, error_message: null, started_at: null, finished_at: null, token_id: 0, token_name: '', stream: 0,
 };
-// Every call inserts its run (see prepared()): one value per column, a missing one its default.
-const insertRunRow = prepared((db: Db, ...values: unknown[]) => db.insertInto('edge_runs').values(Object.fromEntries(RUN_COLUMNS.map((c, i) => [c, values[i]])) as never));
+const insertRunRows = insertRows<EdgeDB>('edge_runs', RUN_COLUMNS);
+
+/** A run's values in the order of RUN_COLUMNS, a missing one its default. */
+function valuesOf(run: NewRun): unknown[] {
+  const row = run as Partial<EdgeRunTable>;
+  return RUN_COLUMNS.map((c) => row[c] ?? (RUN_DEFAULTS as Partial<EdgeRunTable>)[c] ?? null);
+}
 
 export async function insertRun(trx: Db, run: NewRun) {
-  const row = run as Partial<EdgeRunTable>;
-  await insertRunRow(trx, ...RUN_COLUMNS.map((c) => row[c] ?? (RUN_DEFAULTS as Partial<EdgeRunTable>)[c] ?? null));
+  await insertRunRows(trx, [valuesOf(run)]);
+}
+
+/** insertRun inside a ledger batch: written with the batch's other runs by one INSERT before its commit. */
+export function queueRun(batch: Batch<EdgeDB>, run: NewRun) {
+  batch.add(insertRunRows, valuesOf(run));
 }
 
 // Every settlement reads its run (see prepared()): locked where the database locks rows.

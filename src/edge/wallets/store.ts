@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import { dialectOf, locksRows } from '../../kit/db/index.js';
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
 import { prepared } from '../../kit/db/prepared.js';
@@ -13,6 +15,53 @@ const reserveWhenAvailable = prepared((db: Db, ownerId: number, amount: number, 
     .where('owner_id', '=', ownerId)
     .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', amount)),
 );
+
+/** A wallet as a change left it. */
+export interface WalletAfter {
+  wallet_id: string;
+  balance: number;
+  reserved: number;
+  revision: number;
+}
+
+/** Tries of a hold whose conditional update lost a race with another reservation of the same wallet. */
+const HOLD_TRIES = 3;
+
+// PostgreSQL: the hold in one statement, one round trip: the CTE locks and reads the wallet, the update takes
+// up to `wanted` of its available part when that covers `floor`; no row when it does not.
+const holdInOneStatement = prepared((db: Db, ownerId: number, wanted: number, floor: number, now: number) => ({
+  compile: () =>
+    sql<WalletAfter & { amount: number }>`with w as (select owner_id, balance - reserved as available from edge_wallets where owner_id = ${ownerId} for update)
+      update edge_wallets set reserved = edge_wallets.reserved + least(${wanted}, w.available), revision = edge_wallets.revision + 1, updated_at = ${now}
+      from w where edge_wallets.owner_id = w.owner_id and w.available >= ${floor}
+      returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision, least(${wanted}, w.available) as amount`.compile(db),
+}));
+
+/**
+ * Holds up to `wanted` of the owner's available balance (balance - reserved), when that covers `floor`:
+ * answers the wallet after the change and the amount held, or what was available when it did not cover
+ * `floor`. Concurrent holds never overdraw: the row is locked, and the update is conditional.
+ */
+export async function holdOnWallet(trx: Db, ownerId: number, wanted: number, floor: number): Promise<{ wallet: WalletAfter; amount: number } | { available: number }> {
+  if (dialectOf(trx) === 'postgres') {
+    const r = (await holdInOneStatement(trx, ownerId, wanted, floor, nowSeconds())).rows[0];
+    if (r) return { wallet: { wallet_id: r.wallet_id, balance: Number(r.balance), reserved: Number(r.reserved), revision: Number(r.revision) }, amount: Number(r.amount) };
+    const w = await walletOf(trx, ownerId);
+    return { available: w ? Number(w.balance) - Number(w.reserved) : 0 };
+  }
+  for (let i = 0; ; i++) {
+    const w = await walletOf(trx, ownerId, locksRows(dialectOf(trx)));
+    const available = w ? Number(w.balance) - Number(w.reserved) : 0;
+    if (available < floor) return { available };
+    const amount = Math.min(wanted, available);
+    if (await reserve(trx, ownerId, amount)) {
+      // The wallet after the update, without reading it again: the update changed the row as read (its row is
+      // locked, or, on SQLite, this transaction read it and is the one writer).
+      return { wallet: { wallet_id: w!.wallet_id, balance: Number(w!.balance), reserved: Number(w!.reserved) + amount, revision: Number(w!.revision) + 1 }, amount };
+    }
+    if (i + 1 >= HOLD_TRIES) return { available };
+  }
+}
 
 /** The owner's wallet; with `lock`, its row locked until the transaction ends (where the database locks rows). */
 export async function walletOf(db: Db, ownerId: number, lock = false) {
@@ -49,7 +98,7 @@ async function afterUpdate(db: Db, ownerId: number, changed: bigint) {
  * Reserves `amount` when the available part (balance - reserved) covers it, in one conditional update:
  * concurrent reservations never overdraw. Answers whether it did.
  */
-export async function reserve(db: Db, ownerId: number, amount: number): Promise<boolean> {
+async function reserve(db: Db, ownerId: number, amount: number): Promise<boolean> {
   const r = await reserveWhenAvailable(db, ownerId, amount, nowSeconds());
   return (r.numAffectedRows ?? 0n) > 0n;
 }
