@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { insertImportedKey, startEdge, type EdgeServer } from '../helpers/edge.js';
+import crypto from 'node:crypto';
 import { parseCredential } from '../../src/edge/keys/credentials.js';
 
 // The bound every instance keeps (issue 33): a key's revocation, an owner's suspension and a token's status or
@@ -27,7 +28,7 @@ eachDatabase('edge key, owner and token changes across instances', (variant) => 
     a = await startEdge(variant);
     b = await startEdge(variant, { shareWith: { dataDir: a.dataDir, databaseUrl: a.databaseUrl }, env: a.env.REDIS_KEY_PREFIX ? { REDIS_KEY_PREFIX: a.env.REDIS_KEY_PREFIX } : {} });
     assert.equal((await a.cli('edge', 'model', 'set', 'gpt-test', '--reserve', '1')).error, null);
-    for (const o of ['suspended', 'revoked', 'tokens']) assert.equal((await a.cli('edge', 'wallet', 'credit', '--owner', o, '--amount', '1000')).error, null);
+    for (const o of ['suspended', 'revoked', 'tokens', 'hooks']) assert.equal((await a.cli('edge', 'wallet', 'credit', '--owner', o, '--amount', '1000')).error, null);
   });
   after(async () => {
     await b?.close();
@@ -73,5 +74,31 @@ eachDatabase('edge key, owner and token changes across instances', (variant) => 
     await refusedWithinBound(disabled.key, () => a.ctx.db.updateTable('edge_tokens').set({ status: 2 }).where('key_id', '=', disabled.keyId).execute(), 401, 'token_disabled');
     const expired = await tokenKey();
     await refusedWithinBound(expired.key, () => a.ctx.db.updateTable('edge_tokens').set({ expired_time: 1 }).where('key_id', '=', expired.keyId).execute(), 401, 'token_expired');
+  });
+
+  test('an endpoint added or removed by another process counts for the events of both instances within 1 s', async () => {
+    const key = await a.issueKey('hooks');
+    const ownerId = Number((await a.ctx.db.selectFrom('edge_owners').select('id').where('name', '=', 'hooks').executeTakeFirstOrThrow()).id);
+    /** The endpoints the events of an admitted run were queued to. */
+    const deliveredTo = async (s: EdgeServer) => {
+      const r = await admit(s, key);
+      assert.equal(r.status, 202);
+      const rows = await a.ctx.db
+        .selectFrom('edge_deliveries')
+        .innerJoin('edge_outbox', 'edge_outbox.event_id', 'edge_deliveries.event_id')
+        .select('edge_deliveries.endpoint_id')
+        .where('edge_outbox.aggregate_id', '=', r.json.runId)
+        .execute();
+      return [...new Set(rows.map((d) => d.endpoint_id))];
+    };
+    // Both instances have just read that the owner has no endpoint.
+    for (const s of [a, b]) assert.deepEqual(await deliveredTo(s), []);
+    const endpointId = crypto.randomUUID();
+    await a.ctx.db.insertInto('edge_webhooks').values({ endpoint_id: endpointId, owner_id: ownerId, url: 'https://hooks.example.invalid/in', secret: 'whsec_test', created_at: 1, removed_at: null } as never).execute();
+    await sleep(BOUND_MS);
+    for (const s of [a, b]) assert.deepEqual(await deliveredTo(s), [endpointId]);
+    await a.ctx.db.updateTable('edge_webhooks').set({ removed_at: 2 }).where('endpoint_id', '=', endpointId).execute();
+    await sleep(BOUND_MS);
+    for (const s of [a, b]) assert.deepEqual(await deliveredTo(s), []);
   });
 });

@@ -23,7 +23,7 @@ export interface NewEvent {
   traceparent: string | null;
 }
 
-// Both run for every reservation and settlement (see prepared()).
+// Run for reservations and settlements of owners with endpoints (see prepared()).
 const endpointRows = prepared((db: Db, ownerId: number) => db.selectFrom('edge_webhooks').select('endpoint_id').where('owner_id', '=', ownerId).where('removed_at', 'is', null));
 
 const EVENT_COLUMNS = ['event_id', 'type', 'aggregate_id', 'aggregate_revision', 'owner_id', 'payload', 'traceparent', 'created_at'] as const;
@@ -53,14 +53,33 @@ function rowsOf(events: NewEvent[], now: number, endpoints: string[]) {
  */
 const endpointsByOwner = keptPerDatabase<number, string[]>(1000);
 
+/** Most owners with endpoints read in one statement; beyond it, each owner's endpoints are looked up. */
+const MANY_OWNERS = 10_000;
+
+/**
+ * The owners that have endpoints, kept like endpointsByOwner: most owners have none, and so their calls look
+ * up nothing (with many owners each owner's own kept read would mostly miss: a statement per call).
+ * 'many': more than MANY_OWNERS.
+ */
+const ownersWithEndpoints = keptPerDatabase<0, Set<number> | 'many'>(1000);
+const endpointOwnerRows = prepared((db: Db, limit: number) => db.selectFrom('edge_webhooks').select('owner_id').distinct().where('removed_at', 'is', null).limit(limit));
+
 /** The owner's current webhook endpoints (look them up once for the events of one transaction). */
 export async function endpointsOf(trx: Db, ownerId: number): Promise<string[]> {
+  const owners = await ownersWithEndpoints.get(trx, 0, async () => {
+    const rows = (await endpointOwnerRows(trx, MANY_OWNERS + 1)).rows;
+    return rows.length > MANY_OWNERS ? 'many' : new Set(rows.map((r) => Number(r.owner_id)));
+  });
+  if (owners !== 'many' && !owners!.has(ownerId)) return [];
   const read = async () => (await endpointRows(trx, ownerId)).rows.map((r) => r.endpoint_id);
   return (await endpointsByOwner.get(trx, ownerId, read))!;
 }
 
 /** Every writer of webhook endpoints calls this after its change. */
-export const webhooksChanged = endpointsByOwner.forget;
+export function webhooksChanged(): void {
+  ownersWithEndpoints.forget();
+  endpointsByOwner.forget();
+}
 
 /**
  * Appends an immutable event inside the caller's transaction and queues one delivery of it to each of
