@@ -2,48 +2,73 @@ import { sql } from 'kysely';
 import { dialectOf, locksRows } from '../../kit/db/index.js';
 import { insertRows } from '../../kit/db/insert-rows.js';
 import { prepared } from '../../kit/db/prepared.js';
-import type { EdgeDB, EdgeRunTable } from '../db.js';
+import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { walletOf, type WalletAfter } from '../wallets/store.js';
+import { runOf } from './store.js';
 
-/** A settlement's change of the owner's wallet and of its run (settle.ts says what it means). */
-export interface Charge {
-  runId: string;
-  ownerId: number;
-  /** The run's reservation, released. */
-  reserved: number;
-  /** What the call cost; charged up to the reservation and the wallet's available part, and at most `cap`. */
+/** What a settlement reads of its run. */
+export type RunToSettle = Pick<EdgeRunTable, 'run_id' | 'owner_id' | 'reserved_amount' | 'status' | 'revision' | 'token_id' | 'request_id' | 'traceparent' | 'cost'>;
+
+/** How the run ends (settle.ts says what it means). */
+export interface Ending {
+  status: EdgeRunTable['status'];
+  /** What the call cost, in whole units. */
   cost: number;
-  cap: number;
-  /** A served call counts in request_count even when it cost nothing. */
-  succeeded: boolean;
-  run: { status: EdgeRunTable['status']; revision: number; promptTokens: number; completionTokens: number; output: string | null; errorCode: string | null; errorMessage: string | null; finishedAt: number };
+  promptTokens: number;
+  completionTokens: number;
+  output: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  finishedAt: number;
+}
+
+export interface Charge {
+  wallet: WalletAfter;
+  charged: number;
 }
 
 /**
- * Charges the wallet what the call cost, max(0, min(cost, cap, reserved + the wallet's available part)), and
- * releases the reservation; ends the run with the charge as its cost. Answers the wallet after the change and
- * the charge. The run's row must be locked by the caller (its token's too, before this locks the wallet).
- * On PostgreSQL in one statement, one round trip: the same rule written in SQL.
+ * Locks and reads the run. When it is not final, charges the owner's wallet max(0, min(cost, cap, reserved +
+ * the wallet's available part)), releases its reservation and ends the run with that charge as its cost and
+ * its revision + 1; answers the run as read and the charge. A run of a token is charged only once its token is
+ * locked (the token before the wallet, as reservations take them): without `tokenCap` only the run is answered.
+ * On PostgreSQL in one statement, one round trip (the same rule, written in SQL).
  */
-export async function chargeAndFinish(trx: Db, c: Charge): Promise<{ wallet: WalletAfter; charged: number }> {
-  const updatedAt = Math.floor(c.run.finishedAt / 1000);
+export async function chargeRun(trx: Db, runId: string, end: Ending, tokenCap?: number): Promise<{ run?: RunToSettle; charge?: Charge }> {
+  const capGiven = tokenCap !== undefined;
+  const cap = tokenCap ?? Number.MAX_SAFE_INTEGER;
+  const updatedAt = Math.floor(end.finishedAt / 1000);
+  const served = end.status === 'succeeded' ? 1 : 0;
   if (dialectOf(trx) === 'postgres') {
-    const r = c.run;
-    const row = (await chargeInOneStatement(trx, c.ownerId, c.cost, c.cap, c.reserved, c.runId, r.status, r.revision, r.promptTokens, r.completionTokens, r.output, r.errorCode, r.errorMessage, r.finishedAt, updatedAt, c.succeeded ? 1 : 0)).rows[0];
-    if (!row || Number(row.finished) !== 1) throw new Error(`settle: wallet of owner ${c.ownerId} not updated`);
-    return { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.reserved), revision: Number(row.revision) }, charged: Number(row.charged) };
+    const e = end;
+    const row = (await settleInOneStatement(trx, runId, capGiven ? 1 : 0, e.cost, cap, e.status, e.promptTokens, e.completionTokens, e.output, e.errorCode, e.errorMessage, e.finishedAt, updatedAt, served)).rows[0];
+    if (!row) return {};
+    const run: RunToSettle = { run_id: row.run_id, owner_id: Number(row.owner_id), reserved_amount: Number(row.reserved_amount), status: row.status, revision: Number(row.revision), token_id: Number(row.token_id), request_id: row.request_id, traceparent: row.traceparent, cost: Number(row.cost) };
+    if (!chargeable(run, capGiven)) return { run };
+    if (Number(row.finished) !== 1 || row.wallet_id === null) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
+    return { run, charge: { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.wallet_reserved), revision: Number(row.wallet_revision) }, charged: Number(row.charged) } };
   }
-  const wallet = await walletOf(trx, c.ownerId, locksRows(dialectOf(trx)));
-  if (!wallet) throw new Error(`settle: owner ${c.ownerId} has no wallet`);
+  const lock = locksRows(dialectOf(trx));
+  const run = await runOf(trx, runId, lock);
+  if (!run || !chargeable(run, capGiven)) return { run };
+  const ownerId = Number(run.owner_id);
+  const reserved = Number(run.reserved_amount);
+  const wallet = await walletOf(trx, ownerId, lock);
+  if (!wallet) throw new Error(`settle: owner ${ownerId} has no wallet`);
   const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
-  const charged = Math.max(0, Math.min(c.cost, c.cap, c.reserved + spare));
-  const updated = await chargeWallet(trx, charged, c.reserved, updatedAt, c.succeeded || charged > 0 ? 1 : 0, c.ownerId);
-  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${c.ownerId} not updated`);
-  const r = c.run;
-  await finishRun(trx, r.status, r.revision, charged, r.promptTokens, r.completionTokens, r.output, r.errorCode, r.errorMessage, r.finishedAt, c.runId);
+  const charged = Math.max(0, Math.min(end.cost, cap, reserved + spare));
+  const updated = await chargeWallet(trx, charged, reserved, updatedAt, served || charged > 0 ? 1 : 0, ownerId);
+  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${ownerId} not updated`);
+  const e = end;
+  await finishRun(trx, e.status, Number(run.revision) + 1, charged, e.promptTokens, e.completionTokens, e.output, e.errorCode, e.errorMessage, e.finishedAt, runId);
   // The wallet after the update, without reading it again: its row is locked (or, on SQLite, this is the one writer).
-  return { wallet: { wallet_id: wallet.wallet_id, balance: Number(wallet.balance) - charged, reserved: Number(wallet.reserved) - c.reserved, revision: Number(wallet.revision) + 1 }, charged };
+  return { run, charge: { wallet: { wallet_id: wallet.wallet_id, balance: Number(wallet.balance) - charged, reserved: Number(wallet.reserved) - reserved, revision: Number(wallet.revision) + 1 }, charged } };
+}
+
+/** A run is charged when it is not final, and (it has no token, or its token is locked). */
+function chargeable(run: Pick<RunToSettle, 'status' | 'token_id'>, tokenLocked: boolean) {
+  return !FINAL_STATUSES.includes(run.status) && (Number(run.token_id) === 0 || tokenLocked);
 }
 
 /** Settlement rows, queued on a ledger batch and written with its others by one INSERT. */
@@ -72,21 +97,26 @@ const finishRun = prepared(
       .where('run_id', '=', runId),
 );
 
-// chargeWallet and finishRun with the wallet's read in one statement: the CTE locks and reads the wallet and
-// works out the charge; the run is ended by a data-modifying CTE beside the wallet's update.
-const chargeInOneStatement = prepared(
-  (db: Db, ownerId: number, cost: number, cap: number, reserved: number, runId: string, status: string, revision: number, promptTokens: number, completionTokens: number, output: string | null, errorCode: string | null, errorMessage: string | null, finishedAt: number, updatedAt: number, succeeded: number) => ({
+type SettledRow = RunToSettle & { wallet_id: string | null; balance: number; wallet_reserved: number; wallet_revision: number; charged: number; finished: number };
+
+// chargeRun on PostgreSQL: r locks and reads the run, w its owner's wallet when the run is chargeable (go), c works
+// out the charge, u ends the run and v charges the wallet (data-modifying CTEs, both in this statement).
+const settleInOneStatement = prepared(
+  (db: Db, runId: string, capGiven: number, cost: number, cap: number, status: string, promptTokens: number, completionTokens: number, output: string | null, errorCode: string | null, errorMessage: string | null, finishedAt: number, updatedAt: number, served: number) => ({
     compile: () =>
-      sql<WalletAfter & { charged: number; finished: number }>`with w as (select owner_id, balance, reserved from edge_wallets where owner_id = ${ownerId} for update),
-        c as (select greatest(0, least(${cost}::bigint, ${cap}::bigint, ${reserved}::bigint + greatest(0, w.balance - w.reserved))) as charged from w),
-        r as (update edge_runs set status = ${status}, revision = ${revision}, cost = (select charged from c), prompt_tokens = ${promptTokens},
-                completion_tokens = ${completionTokens}, output = ${output}, error_code = ${errorCode}, error_message = ${errorMessage},
-                finished_at = ${finishedAt}, lease_owner = null, lease_until = null
-              where run_id = ${runId} and exists (select 1 from c) returning 1)
-      update edge_wallets set balance = edge_wallets.balance - c.charged, reserved = edge_wallets.reserved - ${reserved}::bigint,
-        revision = edge_wallets.revision + 1, updated_at = ${updatedAt}, used_quota = edge_wallets.used_quota + c.charged,
-        request_count = edge_wallets.request_count + case when ${succeeded}::int = 1 or c.charged > 0 then 1 else 0 end
-      from w, c where edge_wallets.owner_id = w.owner_id
-      returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision, c.charged, (select count(*) from r) as finished`.compile(db),
+      sql<SettledRow>`with r as (select run_id, owner_id, reserved_amount, status, revision, token_id, request_id, traceparent, cost from edge_runs where run_id = ${runId} for update),
+        go as (select * from r where status not in ('succeeded', 'failed', 'cancelled') and (token_id = 0 or ${capGiven}::int = 1)),
+        w as (select edge_wallets.owner_id, balance, reserved from edge_wallets join go on edge_wallets.owner_id = go.owner_id for update of edge_wallets),
+        c as (select greatest(0, least(${cost}::bigint, ${cap}::bigint, go.reserved_amount + greatest(0, w.balance - w.reserved))) as charged from w, go),
+        u as (update edge_runs set status = ${status}, revision = go.revision + 1, cost = c.charged, prompt_tokens = ${promptTokens}, completion_tokens = ${completionTokens},
+                output = ${output}, error_code = ${errorCode}, error_message = ${errorMessage}, finished_at = ${finishedAt}, lease_owner = null, lease_until = null
+              from go, c where edge_runs.run_id = go.run_id returning 1),
+        v as (update edge_wallets set balance = edge_wallets.balance - c.charged, reserved = edge_wallets.reserved - go.reserved_amount, revision = edge_wallets.revision + 1,
+                updated_at = ${updatedAt}, used_quota = edge_wallets.used_quota + c.charged,
+                request_count = edge_wallets.request_count + case when ${served}::int = 1 or c.charged > 0 then 1 else 0 end
+              from w, c, go where edge_wallets.owner_id = w.owner_id
+              returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision)
+      select r.*, v.wallet_id, v.balance, v.reserved as wallet_reserved, v.revision as wallet_revision, c.charged, (select count(*) from u) as finished
+      from r left join v on true left join c on true`.compile(db),
   }),
 );

@@ -1,11 +1,11 @@
-import { isUniqueViolation, locksRows } from '../../kit/db/index.js';
+import { isUniqueViolation } from '../../kit/db/index.js';
 import type { Batch } from '../../kit/db/group-commit.js';
 import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { endpointsOf, queueEvents } from '../outbox/store.js';
 import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
-import { chargeAndFinish, insertSettlementRows } from './settle-store.js';
+import { chargeRun, insertSettlementRows, type Ending } from './settle-store.js';
 import { runOf } from './store.js';
 
 export type SettlementSource = 'worker' | 'sync' | 'cancel' | 'expiry' | 'reconcile';
@@ -47,9 +47,8 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
  */
 export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, ownerId = 0): Promise<Settlement> {
   let s: Settlement & { reserved?: number };
-  const lock = locksRows(ctx.database.dialect);
   try {
-    s = await ctx.ledger.write(ownerId, (trx, batch) => settleOnce(trx, batch, runId, o, lock));
+    s = await ctx.ledger.write(ownerId, (trx, batch) => settleOnce(trx, batch, runId, o));
   } catch (e) {
     try {
       // The settlement row's key: another process settled the run between our read and our write.
@@ -67,27 +66,25 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, 
 }
 
 /** One settlement, a piece of a ledger batch: it may run more than once before its commit (runs/ledger.ts). */
-async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOutcome, lock: boolean): Promise<Settlement & { reserved?: number }> {
-  const run = await runOf(trx, runId, lock);
+async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
+  const now = Date.now();
+  const end: Ending = { status: o.status, cost: Math.round(o.cost), promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, output: o.output ?? null, errorCode: o.error?.code ?? null, errorMessage: o.error?.message.slice(0, 2000) ?? null, finishedAt: now };
+  const { run, charge: untokened } = await chargeRun(trx, runId, end);
+  let charge = untokened;
   if (!run) throw new Error(`settle: run ${runId} does not exist`);
   if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
-  const now = Date.now();
   const reserved = Number(run.reserved_amount);
   const tokenId = Number(run.token_id);
-  // The token before the wallet, in the reservation's order (runs/reserve.ts): no deadlock between them.
-  const token = tokenId ? await lockedTokenQuota(trx, tokenId) : null;
-  // A limited token is never charged beyond its hold and what it has left.
-  const cap = token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER;
+  let token: Awaited<ReturnType<typeof lockedTokenQuota>> = null;
+  if (!charge) {
+    // A token's run: the token is locked before the wallet, in the reservation's order (runs/reserve.ts), and
+    // a limited token is never charged beyond its hold and what it has left.
+    token = await lockedTokenQuota(trx, tokenId);
+    ({ charge } = await chargeRun(trx, runId, end, token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER));
+    if (!charge) throw new Error(`settle: run ${runId} not charged`);
+  }
+  const { wallet: after, charged } = charge;
   const revision = Number(run.revision) + 1;
-  const { wallet: after, charged } = await chargeAndFinish(trx, {
-    runId,
-    ownerId: Number(run.owner_id),
-    reserved,
-    cost: Math.round(o.cost),
-    cap,
-    succeeded: o.status === 'succeeded',
-    run: { status: o.status, revision, promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, output: o.output ?? null, errorCode: o.error?.code ?? null, errorMessage: o.error?.message.slice(0, 2000) ?? null, finishedAt: now },
-  });
   if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
   batch.add(insertSettlementRows, [runId, run.owner_id, reserved, charged, o.status, o.source, now]);
   const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
