@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { RelayPort, RelayQuote } from '../../contract/relay.js';
 import { isUniqueViolation } from '../../kit/db/index.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -12,6 +11,7 @@ import { modelOf } from '../models/store.js';
 import { callerOf, runRequest } from '../runs/execute.js';
 import { reserveRun, servableModel } from '../runs/reserve.js';
 import { dropExpiredIdempotency, idempotencyOf, insertIdempotency } from './store.js';
+import { uuidV7 } from '../../kit/crypto/uuid7.js';
 
 export interface AdmissionRequest {
   /** The internal contract version; the /v1 routes fix it to 'v1'. */
@@ -77,7 +77,7 @@ export class AdmissionService {
     const bodyHash = sha256(canonicalJson(r.body));
     await this.dropExpiredKeys();
     const now = Date.now();
-    const admission: Admission = { requestId: r.requestId, runId: crypto.randomUUID(), status: 'reserved', createdAt: new Date(now).toISOString() };
+    const admission: Admission = { requestId: r.requestId, runId: uuidV7(), status: 'reserved', createdAt: new Date(now).toISOString() };
     try {
       const quote = await this.quoteOf(ownerId, r.body);
       const amount = await this.ctx.ledger.write(ownerId, async (trx, batch) => {

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { QuotedCall, RelayAnswer, RelayCall, RelayFormat, RelayPort, RelaySummary, RelayTokenCount } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { InFlight } from '../../kit/ratelimit/inflight.js';
@@ -8,6 +7,7 @@ import { checkModelAllowed } from '../keys/token-limits.js';
 import { callerOf, costOf, failureOf, failureSummary, gatewayModelOf } from '../runs/execute.js';
 import { reserveRun, servableModel } from '../runs/reserve.js';
 import { settleRun } from '../runs/settle.js';
+import { uuidV7 } from '../../kit/crypto/uuid7.js';
 
 /** Failures of the edge's own link to the gateway (its token, its address): not the caller's to see. */
 const LINK_FAILURES = new Set(['relay_token_missing', 'relay_token_invalid', 'relay_not_loopback', 'relay_not_configured']);
@@ -115,7 +115,7 @@ export class SyncCalls {
       if (!released) void this.inFlight.release(`owner:${ownerId}`).catch(() => {});
       released = true;
     };
-    const runId = crypto.randomUUID();
+    const runId = uuidV7();
     try {
       const now = Date.now();
       const amount = await this.ctx.ledger.write(ownerId, (trx, batch) =>

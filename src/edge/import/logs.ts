@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { LOG_TYPE } from '../../contract/customer.js';
 import { emptyReport, skip, type ImportSession, type TableReport, type TableStep } from '../../kit/db/batch-import.js';
 import { importMap } from '../../kit/db/import-map.js';
@@ -7,6 +6,7 @@ import { ensureCustomerOwner } from '../customers/owners.js';
 import type { SourceRow } from './fields.js';
 import { balanceJson, creditExists, insertCreditRow, insertEndedRun, tokenKeys } from './store.js';
 import type { UserLookup } from './wallets.js';
+import { uuidV7 } from '../../kit/crypto/uuid7.js';
 
 /** Problems listed in the report at most (a log may leave out millions of rows; the rest are counted). */
 const MAX_LISTED = 1000;
@@ -67,7 +67,7 @@ function logStep(rows: SourceRow[], userIdOf: UserLookup, tokenIds: Map<string, 
       const finished = at * 1000;
       const started = finished - Math.max(0, int(l.use_time)) * 1000;
       await insertEndedRun(trx, {
-        run_id: crypto.randomUUID(),
+        run_id: uuidV7(),
         request_id: text(l.request_id).slice(0, 64),
         owner_id: ownerId,
         key_id: (tokenId !== undefined ? keys.get(tokenId) : undefined) ?? '',

@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import { keptPerDatabase } from '../../kit/cache/kept-reads.js';
 import type { Batch } from '../../kit/db/group-commit.js';
 import { insertRows } from '../../kit/db/insert-rows.js';
 import { prepared } from '../../kit/db/prepared.js';
 import type { EdgeDB } from '../db.js';
 import type { Db } from '../keys/store.js';
+import { uuidV7 } from '../../kit/crypto/uuid7.js';
 
 export interface NewEvent {
   type:
@@ -38,7 +38,7 @@ function rowsOf(events: NewEvent[], now: number, endpoints: string[]) {
   const eventRows: unknown[][] = [];
   const deliveryRows: unknown[][] = [];
   for (const e of events) {
-    const eventId = crypto.randomUUID();
+    const eventId = uuidV7(now);
     ids.push(eventId);
     eventRows.push([eventId, e.type, e.aggregateId, e.aggregateRevision, e.ownerId, JSON.stringify(e.payload), e.traceparent, now]);
     for (const endpointId of endpoints) deliveryRows.push([eventId, endpointId, 'pending', 0, now, now]);
