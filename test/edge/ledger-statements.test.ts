@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
+import { eachDatabase } from '../helpers/services.js';
+import { startEdge, type EdgeServer } from '../helpers/edge.js';
+import { ownerIdOf } from '../helpers/runs.js';
+import { uuidV7 } from '../../src/kit/crypto/uuid7.js';
+import { parseCredential } from '../../src/edge/keys/credentials.js';
+import { modelOf } from '../../src/edge/models/store.js';
+import { LedgerWriter } from '../../src/edge/runs/ledger.js';
+import { reserveRun } from '../../src/edge/runs/reserve.js';
+import { settleRun } from '../../src/edge/runs/settle.js';
+
+// The statements a call's ledger work sends (issue 33: on PostgreSQL and MySQL each one is a round trip), besides
+// its batch's BEGIN and COMMIT: pinned, so that one more per call is a decision, not an accident.
+const PER_CALL = { postgres: { reservation: 3, settlement: 3 }, sqlite: { reservation: 4, settlement: 6 }, mysql: { reservation: 4, settlement: 6 } };
+
+eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
+  let s: EdgeServer;
+  before(async () => {
+    s = await startEdge(v);
+    assert.equal((await s.cli('edge', 'model', 'set', 'counted', '--reserve', '10')).error, null);
+    assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', 'counted', '--amount', '1000000')).error, null);
+  });
+  after(() => s?.close());
+
+  test('a call: the hold and the charge one statement each on PostgreSQL; the rows of a batch one INSERT per table', async () => {
+    const keyId = parseCredential(await s.issueKey('counted'))!.keyId;
+    const ownerId = await ownerIdOf(s, 'counted');
+    const model = (await modelOf(s.ctx.db, 'counted'))!;
+    let statements = 0;
+    // Counted as results come back: prepared statements (kit/db/prepared.ts) are compiled once, so transformQuery would miss them.
+    const counter: KyselyPlugin = { transformQuery: (a) => a.node, transformResult: async (a) => (statements++, a.result) };
+    const ledger = new LedgerWriter({ ...s.ctx.database, db: s.ctx.database.db.withPlugin(counter) }, s.ctx.metrics);
+    const ctx = { ...s.ctx, ledger };
+    const reserve = (runId: string) => {
+      const now = Date.now();
+      const run = { run_id: runId, request_id: runId.slice(0, 8), owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running' as const, traceparent: null, created_at: now, kind: 'sync' as const, format: 'chat', started_at: now, deadline_at: now + 60_000 };
+      return ledger.write(ownerId, (trx, batch) => reserveRun(trx, batch, model, run));
+    };
+    const counted = async (work: () => Promise<unknown>) => {
+      statements = 0;
+      await work();
+      return statements;
+    };
+    const call = async () => {
+      const runId = uuidV7();
+      const reservation = await counted(() => reserve(runId));
+      const settlement = await counted(() => settleRun(ctx, runId, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId));
+      return { reservation, settlement };
+    };
+    await call(); // reads (and keeps) which owners have webhook endpoints
+    assert.deepEqual(await call(), PER_CALL[v.name]);
+
+    // Eight at once share a batch: their runs and their events are one INSERT each.
+    const ids = Array.from({ length: 8 }, () => uuidV7());
+    const holds = v.name === 'postgres' ? 1 : 2;
+    assert.equal(await counted(() => Promise.all(ids.map(reserve))), 8 * holds + 2);
+    const charges = v.name === 'postgres' ? 1 : 4;
+    assert.equal(await counted(() => Promise.all(ids.map((id) => settleRun(ctx, id, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId)))), 8 * charges + 2);
+    await ledger.close();
+  });
+});
