@@ -44,3 +44,40 @@ test('forget drops every kept row of every database, and a read that raced it is
   assert.equal(await rows.get(one, 'r', async () => 'fresh'), 'fresh');
   assert.equal(await rows.get(one, 'r', async () => 'fresher'), 'fresher', 'nothing kept within a second of a forget');
 });
+
+test("forget(db) drops only that database's rows; a transaction of it forgets them too", async () => {
+  const rows = keptPerDatabase<string, string>(60_000);
+  const adapters = [{}, {}];
+  const [one, two] = adapters.map((adapter) => ({ getExecutor: () => ({ adapter }) }));
+  let version = 'old';
+  await rows.get(one, 'k', async () => version);
+  await rows.get(two, 'k', async () => version);
+  version = 'new';
+  rows.forget({ getExecutor: () => ({ adapter: adapters[0] }), isTransaction: true });
+  assert.equal(await rows.get(one, 'k', async () => version), 'new');
+  assert.equal(await rows.get(two, 'k', async () => version), 'old', 'the other database keeps its row');
+});
+
+test('with a change counter, rows are kept until it moves; transactions read through', async () => {
+  let counter = 0;
+  let counterReads = 0;
+  const rows = keptPerDatabase<string, string>(60_000, {
+    changes: async () => (counterReads++, counter),
+    freshMs: 20,
+    trustMs: 40,
+  });
+  const adapter = {};
+  const db = { getExecutor: () => ({ adapter }), isTransaction: false };
+  let version = 'old';
+  assert.equal(await rows.get(db, 'k', async () => version), 'old');
+  assert.equal(counterReads, 1, 'the first read waits for the counter');
+  version = 'new';
+  assert.equal(await rows.get(db, 'k', async () => version), 'old', 'kept while the counter is fresh');
+  assert.equal(await rows.get({ ...db, isTransaction: true }, 'k', async () => version), 'new', 'a transaction reads through');
+  counter++;
+  await sleep(50);
+  // Past trustMs the caller waits for the counter, sees it moved, and reads the row again.
+  assert.equal(await rows.get(db, 'k', async () => version), 'new');
+  version = 'newer';
+  assert.equal(await rows.get(db, 'k', async () => version), 'new', 'kept again under the new count');
+});
