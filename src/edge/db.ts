@@ -6,6 +6,16 @@ export interface EdgeMetaTable {
   value: string;
 }
 
+/**
+ * One row (id 1): a counter every change to an existing key row bumps in its transaction (a key revoked, its
+ * token changed or deleted, its owner suspended or resumed); each instance watches it to keep key rows long
+ * (keys/store.ts).
+ */
+export interface EdgeKeyChangesTable {
+  id: number;
+  changes: number;
+}
+
 /** An owner of developer keys, a wallet and webhook endpoints (the edge's own identities). */
 export interface EdgeOwnerTable {
   id: number;
@@ -232,6 +242,7 @@ export interface EdgeDB {
   edge_meta: EdgeMetaTable;
   edge_owners: EdgeOwnerTable;
   edge_keys: EdgeKeyTable;
+  edge_key_changes: EdgeKeyChangesTable;
   edge_wallets: EdgeWalletTable;
   edge_models: EdgeModelTable;
   edge_runs: EdgeRunTable;

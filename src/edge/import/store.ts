@@ -1,6 +1,6 @@
 import { insertedId } from '../../kit/db/index.js';
 import type { EdgeRedemptionTable, EdgeTokenTable } from '../db.js';
-import { forgetKeyRows, type Db } from '../keys/store.js';
+import { changeKeys, type Db } from '../keys/store.js';
 import { insertRun, type NewRun } from '../runs/store.js';
 
 /** The edge rows an import writes directly (its own batch transactions; the services' rules are in the steps). */
@@ -13,9 +13,9 @@ export async function tokenById(db: Db, id: number) {
   return db.selectFrom('edge_tokens').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Changes an imported token (its key's row: keys/store.ts changeKeys). */
 export async function updateToken(db: Db, id: number, patch: Partial<EdgeTokenTable>) {
-  forgetKeyRows();
-  await db.updateTable('edge_tokens').set(patch).where('id', '=', id).execute();
+  await changeKeys(db, (trx) => trx.updateTable('edge_tokens').set(patch).where('id', '=', id).execute());
 }
 
 export async function keyExists(db: Db, keyId: string): Promise<boolean> {

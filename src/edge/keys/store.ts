@@ -48,15 +48,31 @@ const keyRow = prepared((db: Db, keyId: string) =>
 
 type KeyRow = Awaited<ReturnType<typeof keyRow>>['rows'][number];
 
-/**
- * Key rows are read on every request: kept 500 ms per database (kit/cache/kept-reads.ts), so a change made by
- * another instance (a revoked key, a disabled or changed token, a disabled user) is seen within it, and one made
- * here (forgetKeyRows) by the next request.
- */
-const keyRows = keptPerDatabase<string, KeyRow>(500);
+const keyChanges = prepared((db: Db) => db.selectFrom('edge_key_changes').select('changes').where('id', '=', 1));
 
-/** A key, its token or its owner changed here: the kept key rows are dropped. */
-export const forgetKeyRows = keyRows.forget;
+/**
+ * Key rows are read on every request: kept a minute per database (kit/cache/kept-reads.ts) while the change
+ * counter stays (edge_key_changes, read at most every 250 ms, in the background while requests flow). Every
+ * change to an existing key row (a revoked key, a changed, disabled or deleted token, a suspended or resumed
+ * owner) bumps it in its transaction (changeKeys): every instance drops its kept rows within 750 ms of the
+ * commit (plus one read of the counter), the one that made it at once. A new key needs no bump: a missing
+ * row is never kept.
+ */
+const keyRows = keptPerDatabase<string, KeyRow, Db>(60_000, {
+  changes: async (db) => Number((await keyChanges(db)).rows[0]?.changes ?? 0),
+  maxEntries: 50_000,
+});
+
+/**
+ * Changes what existing key rows carry, in `db`'s transaction (or one of its own): bumps the change counter
+ * first (so key writers queue on its row before any other) and then runs `write`.
+ */
+export async function changeKeys<T>(db: Db, write: (trx: Db) => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => changeKeys(trx, write));
+  keyRows.forget(db);
+  await db.updateTable('edge_key_changes').set((eb) => ({ changes: eb('changes', '+', 1) })).where('id', '=', 1).execute();
+  return write(db);
+}
 
 /** A key with its owner and its token's columns (null for a CLI key); undefined when there is no such key. */
 export function keyWithOwner(db: Db, keyId: string): Promise<KeyRow | undefined> {
@@ -64,17 +80,19 @@ export function keyWithOwner(db: Db, keyId: string): Promise<KeyRow | undefined>
 }
 
 /** Sets or clears an owner's suspension; true when it changed. */
-export async function setOwnerSuspended(db: Db, ownerId: number, suspendedAt: number | null): Promise<boolean> {
-  forgetKeyRows();
-  const q = db.updateTable('edge_owners').set({ suspended_at: suspendedAt }).where('id', '=', ownerId);
-  const r = await (suspendedAt === null ? q.where('suspended_at', 'is not', null) : q.where('suspended_at', 'is', null)).executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+export function setOwnerSuspended(db: Db, ownerId: number, suspendedAt: number | null): Promise<boolean> {
+  return changeKeys(db, async (trx) => {
+    const q = trx.updateTable('edge_owners').set({ suspended_at: suspendedAt }).where('id', '=', ownerId);
+    const r = await (suspendedAt === null ? q.where('suspended_at', 'is not', null) : q.where('suspended_at', 'is', null)).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  });
 }
 
-export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
-  forgetKeyRows();
-  const r = await db.updateTable('edge_keys').set({ revoked_at: nowSeconds() }).where('key_id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+export function revokeKey(db: Db, keyId: string): Promise<boolean> {
+  return changeKeys(db, async (trx) => {
+    const r = await trx.updateTable('edge_keys').set({ revoked_at: nowSeconds() }).where('key_id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  });
 }
 
 /** Every key (or one owner's), oldest first. */

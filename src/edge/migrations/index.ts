@@ -257,6 +257,13 @@ export function edgeMigrations(dialect: DialectName): Record<string, Migration> 
         await db.schema.alterTable('edge_owners').addColumn('suspended_at', 'bigint').execute();
       },
     },
+    '0008_key_changes': {
+      async up(db: Kysely<any>) {
+        // The counter of changes to existing key rows (EdgeKeyChangesTable): one row, bumped by every writer.
+        await db.schema.createTable('edge_key_changes').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('changes', 'bigint', (c) => c.notNull()).execute();
+        await db.insertInto('edge_key_changes').values({ id: 1, changes: 0 }).execute();
+      },
+    },
     // Which wallets, tokens, codes and log rows came from which rows of another system (`import new-api`);
     // numbered apart from the rest, as in the other databases.
     '0900_import_map': importMapMigration,

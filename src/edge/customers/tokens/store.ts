@@ -3,7 +3,7 @@ import { dialectOf, locksRows } from '../../../kit/db/index.js';
 import { AppError } from '../../../kit/http/errors.js';
 import { prepared } from '../../../kit/db/prepared.js';
 import type { EdgeTokenTable } from '../../db.js';
-import { forgetKeyRows, type Db } from '../../keys/store.js';
+import { changeKeys, type Db } from '../../keys/store.js';
 
 export type TokenRow = EdgeTokenTable;
 export type NewToken = Omit<EdgeTokenTable, 'id' | 'used_quota' | 'accessed_time' | 'deleted_at'>;
@@ -102,21 +102,22 @@ export async function findTokens(db: Db, ownerId: number, f: TokenFilter, offset
   return { rows, total: Number(total.n) };
 }
 
+// A token's fields, status and deletion are in its key's row (keys/store.ts): each change goes through changeKeys.
+
 export async function updateTokenFields(trx: Db, ownerId: number, id: number, fields: TokenFields) {
-  forgetKeyRows();
-  await trx.updateTable('edge_tokens').set(fields).where('id', '=', id).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute();
+  await changeKeys(trx, (t) => t.updateTable('edge_tokens').set(fields).where('id', '=', id).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute());
 }
 
 export async function setTokenStatus(trx: Db, ownerId: number, id: number, status: number) {
-  forgetKeyRows();
-  await trx.updateTable('edge_tokens').set({ status }).where('id', '=', id).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute();
+  await changeKeys(trx, (t) => t.updateTable('edge_tokens').set({ status }).where('id', '=', id).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute());
 }
 
 /** Marks the tokens deleted (their pending keys dropped); the caller revokes their keys in the same transaction. */
 export async function markDeleted(trx: Db, ownerId: number, ids: number[], now: number) {
-  forgetKeyRows();
   if (ids.length === 0) return;
-  await trx.updateTable('edge_tokens').set({ deleted_at: now, pending_key: null, pending_until: null }).where('id', 'in', ids).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute();
+  await changeKeys(trx, (t) =>
+    t.updateTable('edge_tokens').set({ deleted_at: now, pending_key: null, pending_until: null }).where('id', 'in', ids).where('owner_id', '=', ownerId).where('deleted_at', 'is', null).execute(),
+  );
 }
 
 /** Clears a pending key, once: false when it was taken already (a concurrent reveal). */
