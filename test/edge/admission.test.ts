@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { eachDatabase } from '../helpers/services.js';
 import { startEdge, type EdgeServer } from '../helpers/edge.js';
 import { parseCredential } from '../../src/edge/keys/credentials.js';
+import { until } from '../helpers/runs.js';
 
 const TRACE = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
@@ -103,11 +104,17 @@ eachDatabase('edge admission', (variant) => {
     assertError(await s.respond('sk-abcdef', body, h), 401, 'customer_session_not_accepted');
     assertError(await s.respond(key, body, { ...h, cookie: 'session=abc' }), 401, 'customer_session_not_accepted');
     assertError(await s.respond(key, body, { ...h, 'x-auth-session': 'sid' }), 401, 'customer_session_not_accepted');
-    // Revocation takes effect on the next request.
+    // Revocation through the server takes effect on its next request; through the CLI (another connection, as
+    // another process) once the server sees the key change counter move (test/edge/key-refusal-instances.test.ts).
     const other = await s.issueKey('acme');
     assert.equal((await s.respond(other, body, { 'idempotency-key': idem() })).status, 202);
-    assert.equal((await s.cli('edge', 'key', 'revoke', parseCredential(other)!.keyId)).error, null);
+    assert.equal(await s.services.admin.revokeKey(parseCredential(other)!.keyId, 'test'), true);
     assertError(await s.respond(other, body, { 'idempotency-key': idem() }), 401, 'invalid_api_key');
+    const third = await s.issueKey('acme');
+    assert.equal((await s.respond(third, body, { 'idempotency-key': idem() })).status, 202);
+    assert.equal((await s.cli('edge', 'key', 'revoke', parseCredential(third)!.keyId)).error, null);
+    await until("the CLI's revocation seen", async () => (await s.respond(third, body, { 'idempotency-key': idem() })).status === 401);
+    assertError(await s.respond(third, body, { 'idempotency-key': idem() }), 401, 'invalid_api_key');
     assert.match((await s.cli('edge', 'key', 'revoke', parseCredential(other)!.keyId)).error ?? '', /no active key/);
     assert.ok(!s.everything().includes(parseCredential(other)!.secret));
   });
