@@ -18,7 +18,8 @@ export class ChangeWatch {
     private readonly read: () => Promise<number>,
     private readonly freshMs = 250,
     private readonly trustMs = 750,
-    private readonly now: () => number = Date.now,
+    // Monotonic: a wall clock set back must not make an old read look fresh.
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Undefined when the epoch may be used now; otherwise the read to wait for (it may fail). */
