@@ -90,13 +90,40 @@ export function registerOperations(app: FastifyInstance, wiring: DeployableWirin
   const registered = [...builtIn, ...extra];
   const aliases = wiring.aliases ?? [];
   assertNoRouteConflicts([...registered.map((o) => o.spec), ...aliases]);
-  for (const op of registered) app.route(routeOf(wiring, op, op.spec.path));
+  for (const op of registered) {
+    app.route(routeOf(wiring, op, op.spec.path));
+    if (op.impl?.lane) laneOf(app, wiring, op);
+  }
   for (const alias of aliases) {
     const op = registered.find((o) => o.spec.id === alias.servedBy);
     if (!op || op.spec.method !== alias.method) throw new Error(`alias ${alias.id} names ${alias.servedBy}, not a ${alias.method} operation of ${wiring.deployable}`);
     app.route(routeOf(wiring, op, alias.path));
   }
   return registered;
+}
+
+/**
+ * Puts an operation with a `lane` on the app's fast lane too: the same switch, authentication, body limit and
+ * body schema as its Fastify route. A disabled operation stays with Fastify (which answers OPERATION_DISABLED).
+ */
+function laneOf(app: FastifyInstance, wiring: DeployableWiring, op: RegisteredOperation) {
+  const { spec, impl } = op;
+  if (!impl?.lane || !app.fastLane || !app.compileBodyValidator) return;
+  if (spec.method !== 'POST' || spec.path.includes(':') || impl.rateLimit?.length || impl.gate || impl.multipart || impl.bodyMayBeAbsent || impl.noStore || spec.originGuard || spec.deployable === 'account' || impl.schema?.querystring || impl.schema?.params) {
+    throw new Error(`operation ${spec.id} cannot be served on the fast lane (only a JSON POST without path parameters, limits, gates or guards)`);
+  }
+  const enabled = new Set(wiring.enabledOperations);
+  if (enabled.size > 0 && !spec.plugin && !enabled.has(spec.id)) return;
+  app.fastLane.add({
+    method: 'POST',
+    path: spec.path,
+    operationId: spec.id,
+    bodyLimit: impl.bodyLimit ?? app.initialConfig.bodyLimit!,
+    validate: impl.schema?.body ? app.compileBodyValidator(impl.schema.body) : undefined,
+    // The authenticators read the headers, the socket and the log of a request, and set who called: a lane request has them.
+    before: (req) => wiring.authenticate(req as unknown as FastifyRequest, spec),
+    handler: impl.lane,
+  });
 }
 
 /** The Fastify route of an operation at `url` (its own path or an alias): switch, limits, guard, auth, gate, handler. */

@@ -1,5 +1,7 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LaneRequest } from '../kit/http/fast-lane.js';
 
 export type Deployable = 'account' | 'gateway' | 'edge';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -103,6 +105,12 @@ export interface OperationImpl<R extends RouteSchemas = RouteSchemas> {
   /** Catalog codes this operation throws itself, besides those of its auth class and the kit's (openapi.ts). */
   errors?: readonly string[];
   handler: (req: OperationRequest<R>, reply: FastifyReply) => Promise<unknown>;
+  /**
+   * The same operation served on the listener's fast lane (kit/http/fast-lane.ts), outside Fastify's request
+   * cycle: for a hot JSON POST with no rate limit, gate, guard, alias or multipart body. It answers on `res`
+   * itself; `handler` still serves the Fastify route (app.inject, a disabled lane).
+   */
+  lane?: (req: LaneRequest, res: ServerResponse) => Promise<void>;
 }
 
 /** The `data` of an envelope that carries none (`ok()` without data). */

@@ -1,11 +1,13 @@
+import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseGeminiTarget, RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, vendorHeadersOf, type RelayCall, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
+import { parseGeminiTarget, RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, vendorHeadersOf, type RelayCall, type RelayCaller, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
 import { splitForm } from '../../kit/http/multipart.js';
-import { clientGone, writePieces } from '../../kit/http/stream.js';
+import { clientGone, closedEarly, writePiecesTo } from '../../kit/http/stream.js';
+import type { LaneRequest } from '../../kit/http/fast-lane.js';
 import type { GatewayContext } from '../context.js';
 import type { RelayEngine } from './engine.js';
 import { listLog, usageBuckets, type LogFilter } from './log-store.js';
@@ -14,10 +16,16 @@ import { RelayLogEntry, RelayUsage, relayErrors } from '../schemas.js';
 import { FORMATS } from './formats/index.js';
 import { MODEL } from './formats/schema.js';
 
+/** What a relay route reads of a request: a Fastify request's fields, or a fast-lane request's (kit/http/fast-lane.ts). */
+type RelayHttpRequest = Pick<LaneRequest, 'id' | 'headers' | 'body'> & { relayCaller?: RelayCaller };
+
 /** Request headers that channel-affinity rules may read; never the authorization header. */
-function affinityHeaders(req: FastifyRequest): Record<string, string> {
+function affinityHeaders(req: RelayHttpRequest): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'authorization' && k !== 'cookie') out[k] = v;
+  for (const k in req.headers) {
+    const v = req.headers[k];
+    if (typeof v === 'string' && k !== 'authorization' && k !== 'cookie') out[k] = v;
+  }
   return out;
 }
 
@@ -26,31 +34,44 @@ export function encodeSummary(s: RelaySummary): string {
 }
 
 /**
- * Serves one call over HTTP. A whole answer carries its summary in `x-relay-summary` (base64url JSON); a
- * stream is written at the caller's pace (never buffered whole) and ends with the SSE comment
- * `: relay-summary {json}`, which SSE clients ignore. The caller going away aborts the upstream request.
+ * Serves one call over HTTP, on the response itself (`own` first takes it over from Fastify on its route). A
+ * whole answer carries its summary in `x-relay-summary` (base64url JSON); a stream is written at the caller's
+ * pace (never buffered whole) and ends with the SSE comment `: relay-summary {json}`, which SSE clients ignore.
+ * The caller going away aborts the upstream request.
  */
-async function serve(engine: RelayEngine, format: RelayFormat, req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
-  const gone = clientGone(reply);
+async function serve(engine: RelayEngine, format: RelayFormat, req: RelayHttpRequest, res: ServerResponse, own?: () => void, modelInPath?: RelayCall['modelInPath']) {
+  const gone = closedEarly(res);
   const budget = budgetOf(req.headers[RELAY_BUDGET_HEADER]);
   const { body, files } = callBody(format, req.body as Record<string, unknown>);
   const answer = await engine.relay({ format, body, ...(files ? { files } : {}), modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), vendorHeaders: vendorHeadersOf(format, req.headers), ...(budget !== undefined ? { budget } : {}) });
+  own?.();
   if (answer.kind === 'json') {
-    return reply.status(answer.status).header('content-type', 'application/json; charset=utf-8').header(RELAY_SUMMARY_HEADER, encodeSummary(answer.summary)).send(answer.body);
+    res.writeHead(answer.status, { 'x-request-id': req.id, 'content-type': 'application/json; charset=utf-8', [RELAY_SUMMARY_HEADER]: encodeSummary(answer.summary), 'content-length': Buffer.byteLength(answer.body) });
+    res.end(answer.body);
+    return;
   }
   if (answer.kind === 'bytes') {
     // The summary follows the last byte as an HTTP trailer; a cut answer ends without it (the caller asks GR04).
     try {
-      if (!(await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id, trailer: RELAY_SUMMARY_HEADER } }, answer.chunks, gone))) return;
+      if (!(await writePiecesTo(res, { contentType: answer.contentType, headers: { 'x-request-id': req.id, trailer: RELAY_SUMMARY_HEADER } }, answer.chunks, gone))) return;
     } catch {
-      reply.raw.destroy();
+      res.destroy();
       return;
     }
-    reply.raw.addTrailers({ [RELAY_SUMMARY_HEADER]: encodeSummary(await answer.summary) });
-    return reply.raw.end();
+    res.addTrailers({ [RELAY_SUMMARY_HEADER]: encodeSummary(await answer.summary) });
+    res.end();
+    return;
   }
-  const complete = await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone);
-  if (complete) reply.raw.end(`${RELAY_SUMMARY_COMMENT}${JSON.stringify(await answer.summary)}\n\n`);
+  const complete = await writePiecesTo(res, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, answer.pieces, gone);
+  if (complete) res.end(`${RELAY_SUMMARY_COMMENT}${JSON.stringify(await answer.summary)}\n\n`);
+}
+
+/** A relay format's call on its Fastify route and on the fast lane. */
+function served(engine: RelayEngine, format: RelayFormat) {
+  return {
+    handler: (req: FastifyRequest, reply: FastifyReply) => serve(engine, format, req, reply.raw, () => reply.hijack()),
+    lane: (req: LaneRequest, res: ServerResponse) => serve(engine, format, req, res),
+  };
 }
 
 /** Counts a prompt of the format (GR09, GR06's :countTokens), answered as the format's count endpoint answers, its source in a header. */
@@ -129,10 +150,10 @@ function geminiTarget(req: FastifyRequest<{ Params: { target: string }; Querystr
 export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerNames: (callers: string[]) => Promise<Map<string, string>> = async () => new Map()): OperationImpl<any>[] {
   const bodyLimit = ctx?.config.gateway.relay.maxRequestBytes;
   return [
-    implement('GR01', { answers: ANSWERS.chat, errors: relayErrors, bodyLimit, schema: { body: FORMATS.chat.body }, handler: (req, reply) => serve(engine, 'chat', req, reply) }),
-    implement('GR02', { answers: ANSWERS.responses, errors: relayErrors, bodyLimit, schema: { body: FORMATS.responses.body }, handler: (req, reply) => serve(engine, 'responses', req, reply) }),
-    implement('GR03', { answers: ANSWERS.embeddings, errors: relayErrors, bodyLimit, schema: { body: FORMATS.embeddings.body }, handler: (req, reply) => serve(engine, 'embeddings', req, reply) }),
-    implement('GR05', { answers: ANSWERS.anthropic, errors: relayErrors, bodyLimit, schema: { body: FORMATS.anthropic.body }, handler: (req, reply) => serve(engine, 'anthropic', req, reply) }),
+    implement('GR01', { answers: ANSWERS.chat, errors: relayErrors, bodyLimit, schema: { body: FORMATS.chat.body }, ...served(engine, 'chat') }),
+    implement('GR02', { answers: ANSWERS.responses, errors: relayErrors, bodyLimit, schema: { body: FORMATS.responses.body }, ...served(engine, 'responses') }),
+    implement('GR03', { answers: ANSWERS.embeddings, errors: relayErrors, bodyLimit, schema: { body: FORMATS.embeddings.body }, ...served(engine, 'embeddings') }),
+    implement('GR05', { answers: ANSWERS.anthropic, errors: relayErrors, bodyLimit, schema: { body: FORMATS.anthropic.body }, ...served(engine, 'anthropic') }),
     implement('GR06', {
       answers: ANSWERS.gemini,
       errors: relayErrors,
@@ -140,15 +161,15 @@ export function relayRoutes(ctx: GatewayContext, engine: RelayEngine, callerName
       schema: { params: Type.Object({ target: Type.String({ minLength: 1, maxLength: 300 }) }), querystring: Type.Object({ alt: Type.Optional(Type.String({ maxLength: 16 })) }), body: FORMATS.gemini.body },
       handler: (req, reply) => {
         const { action, model, stream } = geminiTarget(req);
-        return action === 'countTokens' ? count(engine, 'gemini', req, reply, { model, stream: false }) : serve(engine, 'gemini', req, reply, { model, stream });
+        return action === 'countTokens' ? count(engine, 'gemini', req, reply, { model, stream: false }) : serve(engine, 'gemini', req, reply.raw, () => reply.hijack(), { model, stream });
       },
     }),
-    implement('GR11', { answers: ANSWERS.completions, errors: relayErrors, bodyLimit, schema: { body: FORMATS.completions.body }, handler: (req, reply) => serve(engine, 'completions', req, reply) }),
-    implement('GR12', { answers: ANSWERS.moderations, errors: relayErrors, bodyLimit, schema: { body: FORMATS.moderations.body }, handler: (req, reply) => serve(engine, 'moderations', req, reply) }),
-    implement('GR13', { answers: ANSWERS.rerank, errors: relayErrors, bodyLimit, schema: { body: FORMATS.rerank.body }, handler: (req, reply) => serve(engine, 'rerank', req, reply) }),
-    implement('GR14', { answers: ANSWERS.images, errors: relayErrors, bodyLimit, schema: { body: FORMATS.images.body }, handler: (req, reply) => serve(engine, 'images', req, reply) }),
-    implement('GR15', { answers: ANSWERS.speech, errors: relayErrors, bodyLimit, schema: { body: FORMATS.speech.body }, handler: (req, reply) => serve(engine, 'speech', req, reply) }),
-    implement('GR16', { answers: ANSWERS.transcriptions, errors: relayErrors, bodyLimit: ctx?.config.gateway.relay.maxUploadBytes, multipart: true, schema: { body: FORMATS.transcriptions.body }, handler: (req, reply) => serve(engine, 'transcriptions', req, reply) }),
+    implement('GR11', { answers: ANSWERS.completions, errors: relayErrors, bodyLimit, schema: { body: FORMATS.completions.body }, ...served(engine, 'completions') }),
+    implement('GR12', { answers: ANSWERS.moderations, errors: relayErrors, bodyLimit, schema: { body: FORMATS.moderations.body }, ...served(engine, 'moderations') }),
+    implement('GR13', { answers: ANSWERS.rerank, errors: relayErrors, bodyLimit, schema: { body: FORMATS.rerank.body }, ...served(engine, 'rerank') }),
+    implement('GR14', { answers: ANSWERS.images, errors: relayErrors, bodyLimit, schema: { body: FORMATS.images.body }, ...served(engine, 'images') }),
+    implement('GR15', { answers: ANSWERS.speech, errors: relayErrors, bodyLimit, schema: { body: FORMATS.speech.body }, ...served(engine, 'speech') }),
+    implement('GR16', { answers: ANSWERS.transcriptions, errors: relayErrors, bodyLimit: ctx?.config.gateway.relay.maxUploadBytes, multipart: true, schema: { body: FORMATS.transcriptions.body }, handler: (req, reply) => serve(engine, 'transcriptions', req, reply.raw, () => reply.hijack()) }),
     implement('GR09', { answers: ANSWERS.anthropicCount, errors: relayErrors, bodyLimit, schema: { body: FORMATS.anthropic.body }, handler: (req, reply) => count(engine, 'anthropic', req, reply) }),
     implement('GR07', {
       answers: { 200: { description: 'The quote, in quota units', schema: Type.Object({ minimum: Type.Integer(), estimate: Type.Union([Type.Integer(), Type.Null()]) }) } },

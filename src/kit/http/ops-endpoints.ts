@@ -42,6 +42,10 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     durations(operation, req.method, route).observe(reply.elapsedTime / 1000);
     done();
   });
+  app.fastLane?.observe((operation, method, route, status, seconds) => {
+    requestCounters(operation, method, route, String(status)).inc();
+    durations(operation, method, route).observe(seconds);
+  });
 
   app.get('/healthz', async () => ({ success: true, message: '', data: { status: 'ok' } }));
   app.get('/readyz', async (_req, reply) => {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -8,7 +9,11 @@ import type { FastifyReply } from 'fastify';
  */
 export async function writePieces(reply: FastifyReply, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: AbortSignal): Promise<boolean> {
   reply.hijack();
-  const raw = reply.raw;
+  return writePiecesTo(reply.raw, head, pieces, gone);
+}
+
+/** writePieces on a response of node:http's (a route of the fast lane, or a hijacked reply's). */
+export async function writePiecesTo(raw: ServerResponse, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: AbortSignal): Promise<boolean> {
   raw.writeHead(200, { 'content-type': head.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...head.headers });
   const it = pieces[Symbol.asyncIterator]();
   for (;;) {
@@ -25,9 +30,14 @@ export async function writePieces(reply: FastifyReply, head: { contentType: stri
 
 /** An AbortSignal that fires when the client closes the connection before the answer was finished. */
 export function clientGone(reply: FastifyReply): AbortSignal {
+  return closedEarly(reply.raw);
+}
+
+/** clientGone for a response of node:http's. */
+export function closedEarly(raw: ServerResponse): AbortSignal {
   const gone = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) gone.abort();
+  raw.on('close', () => {
+    if (!raw.writableFinished) gone.abort();
   });
   return gone.signal;
 }
