@@ -32,12 +32,14 @@ export interface Charge {
  * Locks and reads the run. When it is not final, charges the owner's wallet max(0, min(cost, cap, reserved +
  * the wallet's available part)), releases its reservation and ends the run with that charge as its cost and
  * its revision + 1; answers the run as read and the charge. A run of a token is charged only once its token is
- * locked (the token before the wallet, as reservations take them): without `tokenCap` only the run is answered.
- * On PostgreSQL in one statement, one round trip (the same rule, written in SQL).
+ * locked (the token before the wallet, as reservations take them): without `token` only the run is answered;
+ * with it (the token's cap and the run as the first call answered it), the run is charged.
+ * On PostgreSQL in one statement, one round trip (the same rule, written in SQL); elsewhere a token's run is not
+ * read again.
  */
-export async function chargeRun(trx: Db, runId: string, end: Ending, tokenCap?: number): Promise<{ run?: RunToSettle; charge?: Charge }> {
-  const capGiven = tokenCap !== undefined;
-  const cap = tokenCap ?? Number.MAX_SAFE_INTEGER;
+export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { cap: number; run: RunToSettle }): Promise<{ run?: RunToSettle; charge?: Charge }> {
+  const capGiven = token !== undefined;
+  const cap = token?.cap ?? Number.MAX_SAFE_INTEGER;
   const updatedAt = Math.floor(end.finishedAt / 1000);
   const served = end.status === 'succeeded' ? 1 : 0;
   if (dialectOf(trx) === 'postgres') {
@@ -50,7 +52,7 @@ export async function chargeRun(trx: Db, runId: string, end: Ending, tokenCap?: 
     return { run, charge: { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.wallet_reserved), revision: Number(row.wallet_revision) }, charged: Number(row.charged) } };
   }
   const lock = locksRows(dialectOf(trx));
-  const run = await runOf(trx, runId, lock);
+  const run = token?.run ?? (await runOf(trx, runId, lock));
   if (!run || !chargeable(run, capGiven)) return { run };
   const ownerId = Number(run.owner_id);
   const reserved = Number(run.reserved_amount);

@@ -80,7 +80,7 @@ async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOu
     // A token's run: the token is locked before the wallet, in the reservation's order (runs/reserve.ts), and
     // a limited token is never charged beyond its hold and what it has left.
     token = await lockedTokenQuota(trx, tokenId);
-    ({ charge } = await chargeRun(trx, runId, end, token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER));
+    ({ charge } = await chargeRun(trx, runId, end, { cap: token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER, run }));
     if (!charge) throw new Error(`settle: run ${runId} not charged`);
   }
   const { wallet: after, charged } = charge;

@@ -77,8 +77,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * A piece that fails never fails the others: the batch first runs without savepoints; when a piece throws,
  * the transaction is rolled back and the batch runs again with a savepoint around each piece, whose failure
  * is then rolled back to its savepoint alone (and the rows it queued are dropped). When the transaction fails
- * as a whole (a deadlock victim, queued rows that could not be written, a failed commit), every piece runs again in a transaction of its own. So a piece may run more than once
- * before its commit: it must only read and write through `trx`, and keep no effect of a run that did not
+ * as a whole (a deadlock victim, queued rows that could not be written, a failed commit), every piece runs
+ * again in a transaction of its own. So a piece may run more than once before its commit: it must only read and write through `trx`, and keep no effect of a run that did not
  * commit (what it answers is used only from the run that committed). A commit whose outcome is unknown (the
  * connection dropped during COMMIT) also runs the pieces again: their writes must be guarded by keys.
  */
