@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './checkpoint.js';
 import { attachReadThread, ReadThread } from './read-thread.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
+import { cacheStatements, STATEMENT_CACHE_DEFAULT } from './pg-statements.js';
 import { restrictSqliteFiles } from './sqlite-files.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -49,7 +50,8 @@ const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * Opens a database from a URL: sqlite:///abs/path, sqlite://relative/path, sqlite://:memory: or
- * postgres://… (optional ?schema=NAME to keep tables in their own schema, created when missing) or
+ * postgres://… (optional ?schema=NAME to keep tables in their own schema, created when missing;
+ * ?statement_cache_size=N statements kept prepared per connection, 0 for none: pg-statements.ts) or
  * mysql://user:password@host:port/NAME (or ?database=NAME; MySQL 8 and MariaDB 10.11+, see mysql.ts).
  */
 export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Promise<Database<DB>> {
@@ -95,8 +97,11 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     const pg = await loadPg();
     const u = new URL(url);
     const schema = u.searchParams.get('schema');
+    const statementCache = u.searchParams.get('statement_cache_size') ?? String(STATEMENT_CACHE_DEFAULT);
     u.searchParams.delete('schema');
+    u.searchParams.delete('statement_cache_size');
     if (schema && !IDENT.test(schema)) throw new Error('database URL: schema must be a lower-case identifier');
+    if (!/^\d{1,5}$/.test(statementCache)) throw new Error('database URL: statement_cache_size must be a whole number (0 turns it off)');
     if (schema && !opts.readOnly) {
       const admin = new pg.Client({ connectionString: u.toString() });
       await admin.connect();
@@ -121,6 +126,7 @@ export async function openDatabase<DB>(url: string, opts: OpenOptions = {}): Pro
     pool.on('error', () => {
       /* a broken idle connection is dropped by the pool; queries report their own errors */
     });
+    if (Number(statementCache) > 0) pool.on('connect', (client) => cacheStatements(client, Number(statementCache)));
     const db = new Kysely<DB>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     return {
       db,
