@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { insertAll, type RowInserter } from './insert-rows.js';
 import { isDeadlock } from './retry.js';
 
 export interface GroupCommitOptions {
@@ -21,8 +22,9 @@ export type Sink<DB, R> = (trx: Transaction<DB>, rows: R[]) => Promise<void>;
 /**
  * Rows a piece hands to its batch instead of writing them itself: an insert nothing in the batch reads back
  * (an event, a log row) is then one statement for the whole batch, not one per piece; on PostgreSQL and MySQL
- * each statement is a round trip. They are written at the end of the batch, in the order their sinks were
- * first used, inside its transaction, so they commit with the piece or not at all.
+ * each statement is a round trip. They are written at the end of the batch, inside its transaction, so they
+ * commit with the piece or not at all: first the rows of every insertRows sink (insertAll: on PostgreSQL one
+ * statement for all their tables), then the other sinks, in the order they were first used.
  */
 export class Batch<DB> {
   private readonly queued = new Map<Sink<DB, never>, unknown[]>();
@@ -40,12 +42,17 @@ export class Batch<DB> {
 
   /** Writes every queued row; a failure is a SinkFailure. */
   async write(trx: Transaction<DB>): Promise<void> {
+    const inserts: { into: RowInserter<DB>; rows: unknown[][] }[] = [];
+    const others: [Sink<DB, never>, unknown[]][] = [];
     for (const [sink, rows] of this.queued) {
-      try {
-        await sink(trx, rows as never[]);
-      } catch (error) {
-        throw new SinkFailure(error);
-      }
+      if ('table' in sink) inserts.push({ into: sink as unknown as RowInserter<DB>, rows: rows as unknown[][] });
+      else others.push([sink, rows]);
+    }
+    try {
+      if (inserts.length) await insertAll(trx, inserts);
+      for (const [sink, rows] of others) await sink(trx, rows as never[]);
+    } catch (error) {
+      throw new SinkFailure(error);
     }
   }
 }
