@@ -9,11 +9,14 @@ import { parseCredential } from '../../src/edge/keys/credentials.js';
 import { modelOf } from '../../src/edge/models/store.js';
 import { LedgerWriter } from '../../src/edge/runs/ledger.js';
 import { reserveRun } from '../../src/edge/runs/reserve.js';
+import { insertToken } from '../../src/edge/customers/tokens/store.js';
 import { settleRun } from '../../src/edge/runs/settle.js';
 
 // The statements a call's ledger work sends (issue 33: on PostgreSQL and MySQL each one is a round trip), besides
 // its batch's BEGIN and COMMIT: pinned, so that one more per call is a decision, not an accident.
 const PER_CALL = { postgres: { reservation: 2, settlement: 2 }, sqlite: { reservation: 4, settlement: 6 }, mysql: { reservation: 4, settlement: 6 } };
+// An account user's call also locks its token (before the wallet) and holds and settles on it.
+const PER_TOKEN_CALL = { postgres: { reservation: 3, settlement: 3 }, sqlite: { reservation: 6, settlement: 8 }, mysql: { reservation: 6, settlement: 8 } };
 
 eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
   let s: EdgeServer;
@@ -33,9 +36,9 @@ eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
     const counter: KyselyPlugin = { transformQuery: (a) => a.node, transformResult: async (a) => (statements++, a.result) };
     const ledger = new LedgerWriter({ ...s.ctx.database, db: s.ctx.database.db.withPlugin(counter) }, s.ctx.metrics);
     const ctx = { ...s.ctx, ledger };
-    const reserve = (runId: string) => {
+    const reserve = (runId: string, tokenId = 0) => {
       const now = Date.now();
-      const run = { run_id: runId, request_id: runId.slice(0, 8), owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running' as const, traceparent: null, created_at: now, kind: 'sync' as const, format: 'chat', started_at: now, deadline_at: now + 60_000 };
+      const run = { run_id: runId, request_id: runId.slice(0, 8), owner_id: ownerId, key_id: keyId, input: '', api_version: 'v1', status: 'running' as const, traceparent: null, created_at: now, kind: 'sync' as const, format: 'chat', started_at: now, deadline_at: now + 60_000, token_id: tokenId };
       return ledger.write(ownerId, (trx, batch) => reserveRun(trx, batch, model, run));
     };
     const counted = async (work: () => Promise<unknown>) => {
@@ -43,19 +46,24 @@ eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
       await work();
       return statements;
     };
-    const call = async () => {
+    const call = async (tokenId = 0) => {
       const runId = uuidV7();
-      const reservation = await counted(() => reserve(runId));
+      const reservation = await counted(() => reserve(runId, tokenId));
       const settlement = await counted(() => settleRun(ctx, runId, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId));
       return { reservation, settlement };
     };
     await call(); // reads (and keeps) which owners have webhook endpoints
     assert.deepEqual(await call(), PER_CALL[v.name]);
+    const token = { key_id: 'counted-token', owner_id: ownerId, name: 'counted', key_hint: 'sk-c**', status: 1, expired_time: -1, remain_quota: 100_000, unlimited_quota: 0, model_limits_enabled: 0, model_limits: '', allow_ips: '', group_name: '', created_time: 0, pending_key: null, pending_until: null };
+    const tokenId = await insertToken(s.ctx.db, token);
+    assert.deepEqual(await call(tokenId), PER_TOKEN_CALL[v.name]);
+    const row = await s.ctx.db.selectFrom('edge_tokens').select(['remain_quota', 'used_quota']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    assert.deepEqual([Number(row.remain_quota), Number(row.used_quota)], [100_000 - 7, 7], 'the token was held on and settled');
 
     // Eight at once share a batch: their runs and their events are one INSERT each, one INSERT for both on PostgreSQL.
     const ids = Array.from({ length: 8 }, () => uuidV7());
     const [holds, charges, inserts] = v.name === 'postgres' ? [1, 1, 1] : [2, 4, 2];
-    assert.equal(await counted(() => Promise.all(ids.map(reserve))), 8 * holds + inserts);
+    assert.equal(await counted(() => Promise.all(ids.map((id) => reserve(id)))), 8 * holds + inserts);
     assert.equal(await counted(() => Promise.all(ids.map((id) => settleRun(ctx, id, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId)))), 8 * charges + inserts);
     await ledger.close();
   });

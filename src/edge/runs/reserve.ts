@@ -6,7 +6,7 @@ import type { Db } from '../keys/store.js';
 import { modelOf } from '../models/store.js';
 import { endpointsOf, queueEvents } from '../outbox/store.js';
 import { holdOnWallet } from '../wallets/store.js';
-import { holdFromToken, lockedTokenQuota } from '../customers/tokens/store.js';
+import { lockedTokenQuota } from '../customers/tokens/store.js';
 import { queueRun, type NewRun } from './store.js';
 
 /** The enabled public model of a request; model_not_found / model_disabled otherwise. */
@@ -35,9 +35,8 @@ async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: Rela
     if (token.remain < floor) throw new AppError('token_quota_exhausted', { params: { remaining: Math.max(0, token.remain), amount: floor } });
     wanted = Math.min(wanted, token.remain);
   }
-  const held = await holdOnWallet(trx, ownerId, wanted, floor);
+  const held = await holdOnWallet(trx, ownerId, wanted, floor, token ? { id: tokenId, unlimited: token.unlimited } : undefined);
   if ('available' in held) throw new AppError('insufficient_balance', { params: { amount: floor, available: held.available } });
-  if (token) await holdFromToken(trx, tokenId, held.amount, token.unlimited);
   return held;
 }
 

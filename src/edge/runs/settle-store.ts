@@ -4,6 +4,7 @@ import { insertRows } from '../../kit/db/insert-rows.js';
 import { prepared } from '../../kit/db/prepared.js';
 import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
+import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
 import { walletOf, type WalletAfter } from '../wallets/store.js';
 import { runOf } from './store.js';
 
@@ -28,16 +29,20 @@ export interface Charge {
   charged: number;
 }
 
+/** A token's quota, its row locked. */
+export type TokenQuota = NonNullable<Awaited<ReturnType<typeof lockedTokenQuota>>>;
+
 /**
  * Locks and reads the run. When it is not final, charges the owner's wallet max(0, min(cost, cap, reserved +
  * the wallet's available part)), releases its reservation and ends the run with that charge as its cost and
  * its revision + 1; answers the run as read and the charge. A run of a token is charged only once its token is
- * locked (the token before the wallet, as reservations take them): without `token` only the run is answered;
- * with it (the token's cap and the run as the first call answered it), the run is charged.
- * On PostgreSQL in one statement, one round trip (the same rule, written in SQL); elsewhere a token's run is not
- * read again.
+ * locked (the token before the wallet, as reservations take them): without `token` the run is answered with
+ * its token's quota, locked; with it (the token's cap and the run as the first call answered it), the run is
+ * charged and the token settled (settleOnToken).
+ * On PostgreSQL each call is one statement, one round trip (the same rule, written in SQL); elsewhere a token's
+ * run is not read again.
  */
-export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { cap: number; run: RunToSettle }): Promise<{ run?: RunToSettle; charge?: Charge }> {
+export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { cap: number; run: RunToSettle }): Promise<{ run?: RunToSettle; charge?: Charge; token?: TokenQuota | null }> {
   const capGiven = token !== undefined;
   const cap = token?.cap ?? Number.MAX_SAFE_INTEGER;
   const updatedAt = Math.floor(end.finishedAt / 1000);
@@ -47,13 +52,16 @@ export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { c
     const row = (await settleInOneStatement(trx, runId, capGiven ? 1 : 0, e.cost, cap, e.status, e.promptTokens, e.completionTokens, e.output, e.errorCode, e.errorMessage, e.finishedAt, updatedAt, served)).rows[0];
     if (!row) return {};
     const run: RunToSettle = { run_id: row.run_id, owner_id: Number(row.owner_id), reserved_amount: Number(row.reserved_amount), status: row.status, revision: Number(row.revision), token_id: Number(row.token_id), request_id: row.request_id, traceparent: row.traceparent, cost: Number(row.cost) };
-    if (!chargeable(run, capGiven)) return { run };
+    const quota = row.token_remain === null ? null : { remain: Number(row.token_remain), unlimited: Number(row.token_unlimited) === 1 };
+    if (!chargeable(run, capGiven)) return { run, token: quota };
     if (Number(row.finished) !== 1 || row.wallet_id === null) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
     return { run, charge: { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.wallet_reserved), revision: Number(row.wallet_revision) }, charged: Number(row.charged) } };
   }
   const lock = locksRows(dialectOf(trx));
   const run = token?.run ?? (await runOf(trx, runId, lock));
-  if (!run || !chargeable(run, capGiven)) return { run };
+  if (!run || FINAL_STATUSES.includes(run.status)) return { run };
+  const tokenId = Number(run.token_id);
+  if (!chargeable(run, capGiven)) return { run, token: await lockedTokenQuota(trx, tokenId) };
   const ownerId = Number(run.owner_id);
   const reserved = Number(run.reserved_amount);
   const wallet = await walletOf(trx, ownerId, lock);
@@ -64,6 +72,7 @@ export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { c
   if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${ownerId} not updated`);
   const e = end;
   await finishRun(trx, e.status, Number(run.revision) + 1, charged, e.promptTokens, e.completionTokens, e.output, e.errorCode, e.errorMessage, e.finishedAt, runId);
+  if (tokenId) await settleOnToken(trx, tokenId, reserved, charged, updatedAt);
   // The wallet after the update, without reading it again: its row is locked (or, on SQLite, this is the one writer).
   return { run, charge: { wallet: { wallet_id: wallet.wallet_id, balance: Number(wallet.balance) - charged, reserved: Number(wallet.reserved) - reserved, revision: Number(wallet.revision) + 1 }, charged } };
 }
@@ -99,14 +108,18 @@ const finishRun = prepared(
       .where('run_id', '=', runId),
 );
 
-type SettledRow = RunToSettle & { wallet_id: string | null; balance: number; wallet_reserved: number; wallet_revision: number; charged: number; finished: number };
+type SettledRow = RunToSettle & { wallet_id: string | null; balance: number; wallet_reserved: number; wallet_revision: number; charged: number; finished: number; token_remain: number | null; token_unlimited: number | null };
 
-// chargeRun on PostgreSQL: r locks and reads the run, w its owner's wallet when the run is chargeable (go), c works
-// out the charge, u ends the run and v charges the wallet (data-modifying CTEs, both in this statement).
+// chargeRun on PostgreSQL: r locks and reads the run, tq its token while the run is not final, w its owner's
+// wallet when the run is chargeable (go), c works out the charge, u ends the run, v charges the wallet and tk
+// settles the token (data-modifying CTEs, all in this statement). A token's run is chargeable only on the second
+// call (capGiven), so its token is locked (first call) before its wallet (second).
 const settleInOneStatement = prepared(
   (db: Db, runId: string, capGiven: number, cost: number, cap: number, status: string, promptTokens: number, completionTokens: number, output: string | null, errorCode: string | null, errorMessage: string | null, finishedAt: number, updatedAt: number, served: number) => ({
     compile: () =>
       sql<SettledRow>`with r as (select run_id, owner_id, reserved_amount, status, revision, token_id, request_id, traceparent, cost from edge_runs where run_id = ${runId} for update),
+        tq as (select edge_tokens.remain_quota, edge_tokens.unlimited_quota from edge_tokens join r on edge_tokens.id = r.token_id
+               where r.token_id <> 0 and r.status not in ('succeeded', 'failed', 'cancelled') for update of edge_tokens),
         go as (select * from r where status not in ('succeeded', 'failed', 'cancelled') and (token_id = 0 or ${capGiven}::int = 1)),
         w as (select edge_wallets.owner_id, balance, reserved from edge_wallets join go on edge_wallets.owner_id = go.owner_id for update of edge_wallets),
         c as (select greatest(0, least(${cost}::bigint, ${cap}::bigint, go.reserved_amount + greatest(0, w.balance - w.reserved))) as charged from w, go),
@@ -117,8 +130,12 @@ const settleInOneStatement = prepared(
                 updated_at = ${updatedAt}, used_quota = edge_wallets.used_quota + c.charged,
                 request_count = edge_wallets.request_count + case when ${served}::int = 1 or c.charged > 0 then 1 else 0 end
               from w, c, go where edge_wallets.owner_id = w.owner_id
-              returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision)
-      select r.*, v.wallet_id, v.balance, v.reserved as wallet_reserved, v.revision as wallet_revision, c.charged, (select count(*) from u) as finished
-      from r left join v on true left join c on true`.compile(db),
+              returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision),
+        tk as (update edge_tokens set remain_quota = edge_tokens.remain_quota + go.reserved_amount - c.charged, used_quota = edge_tokens.used_quota + c.charged,
+                accessed_time = ${updatedAt}
+              from go, c where go.token_id <> 0 and edge_tokens.id = go.token_id returning 1)
+      select r.*, v.wallet_id, v.balance, v.reserved as wallet_reserved, v.revision as wallet_revision, c.charged, (select count(*) from u) as finished,
+        tq.remain_quota as token_remain, tq.unlimited_quota as token_unlimited
+      from r left join v on true left join c on true left join tq on true`.compile(db),
   }),
 );

@@ -4,7 +4,6 @@ import type { EdgeContext } from '../context.js';
 import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { endpointsOf, queueEvents } from '../outbox/store.js';
-import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
 import { chargeRun, insertSettlementRows, type Ending } from './settle-store.js';
 import { runOf } from './store.js';
 
@@ -69,23 +68,19 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, 
 async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
   const now = Date.now();
   const end: Ending = { status: o.status, cost: Math.round(o.cost), promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, output: o.output ?? null, errorCode: o.error?.code ?? null, errorMessage: o.error?.message.slice(0, 2000) ?? null, finishedAt: now };
-  const { run, charge: untokened } = await chargeRun(trx, runId, end);
+  const { run, charge: untokened, token } = await chargeRun(trx, runId, end);
   let charge = untokened;
   if (!run) throw new Error(`settle: run ${runId} does not exist`);
   if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
   const reserved = Number(run.reserved_amount);
-  const tokenId = Number(run.token_id);
-  let token: Awaited<ReturnType<typeof lockedTokenQuota>> = null;
   if (!charge) {
-    // A token's run: the token is locked before the wallet, in the reservation's order (runs/reserve.ts), and
-    // a limited token is never charged beyond its hold and what it has left.
-    token = await lockedTokenQuota(trx, tokenId);
+    // A token's run: the first call locked the token before the wallet, in the reservation's order
+    // (runs/reserve.ts); a limited token is never charged beyond its hold and what it has left.
     ({ charge } = await chargeRun(trx, runId, end, { cap: token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER, run }));
     if (!charge) throw new Error(`settle: run ${runId} not charged`);
   }
   const { wallet: after, charged } = charge;
   const revision = Number(run.revision) + 1;
-  if (token) await settleOnToken(trx, tokenId, reserved, charged, Math.floor(now / 1000));
   batch.add(insertSettlementRows, [runId, run.owner_id, reserved, charged, o.status, o.source, now]);
   const base = { ownerId: Number(run.owner_id), traceparent: run.traceparent };
   const endpoints = await endpointsOf(trx, Number(run.owner_id));

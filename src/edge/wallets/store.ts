@@ -4,6 +4,7 @@ import { dialectOf, locksRows } from '../../kit/db/index.js';
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
 import { prepared } from '../../kit/db/prepared.js';
+import { holdFromToken, tokenExhausted } from '../customers/tokens/store.js';
 
 // Every reservation runs these (see prepared()).
 const walletRow = prepared((db: Db, ownerId: number) => db.selectFrom('edge_wallets').selectAll().where('owner_id', '=', ownerId));
@@ -28,24 +29,39 @@ export interface WalletAfter {
 const HOLD_TRIES = 3;
 
 // PostgreSQL: the hold in one statement, one round trip: the CTE locks and reads the wallet, the update takes
-// up to `wanted` of its available part when that covers `floor`; no row when it does not.
-const holdInOneStatement = prepared((db: Db, ownerId: number, wanted: number, floor: number, now: number) => ({
+// up to `wanted` of its available part when that covers `floor`; no row when it does not. With a token (its row
+// already locked by the caller, before the wallet), t takes the same amount off its remain_quota (a limited
+// token's only while it has that much left: token_taken 0 otherwise).
+const holdInOneStatement = prepared((db: Db, ownerId: number, wanted: number, floor: number, now: number, tokenId: number, tokenLimited: number) => ({
   compile: () =>
-    sql<WalletAfter & { amount: number }>`with w as (select owner_id, balance - reserved as available from edge_wallets where owner_id = ${ownerId} for update)
-      update edge_wallets set reserved = edge_wallets.reserved + least(${wanted}, w.available), revision = edge_wallets.revision + 1, updated_at = ${now}
-      from w where edge_wallets.owner_id = w.owner_id and w.available >= ${floor}
-      returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision, least(${wanted}, w.available) as amount`.compile(db),
+    sql<WalletAfter & { amount: number; token_taken: number }>`with w as (select owner_id, balance - reserved as available from edge_wallets where owner_id = ${ownerId} for update),
+      h as (update edge_wallets set reserved = edge_wallets.reserved + least(${wanted}, w.available), revision = edge_wallets.revision + 1, updated_at = ${now}
+        from w where edge_wallets.owner_id = w.owner_id and w.available >= ${floor}
+        returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision, least(${wanted}, w.available) as amount),
+      t as (update edge_tokens set remain_quota = edge_tokens.remain_quota - h.amount from h
+        where edge_tokens.id = ${tokenId} and (${tokenLimited}::int = 0 or edge_tokens.remain_quota >= h.amount) returning 1)
+    select h.*, (select count(*) from t) as token_taken from h`.compile(db),
 }));
+
+/** A token a call holds on too: its row locked (lockedTokenQuota), whether it is limited. */
+export interface HeldToken {
+  id: number;
+  unlimited: boolean;
+}
 
 /**
  * Holds up to `wanted` of the owner's available balance (balance - reserved), when that covers `floor`:
  * answers the wallet after the change and the amount held, or what was available when it did not cover
- * `floor`. Concurrent holds never overdraw: the row is locked, and the update is conditional.
+ * `floor`. Concurrent holds never overdraw: the row is locked, and the update is conditional. With `token`,
+ * the amount held is also taken off the token (holdFromToken's rule; on PostgreSQL in the same statement).
  */
-export async function holdOnWallet(trx: Db, ownerId: number, wanted: number, floor: number): Promise<{ wallet: WalletAfter; amount: number } | { available: number }> {
+export async function holdOnWallet(trx: Db, ownerId: number, wanted: number, floor: number, token?: HeldToken): Promise<{ wallet: WalletAfter; amount: number } | { available: number }> {
   if (dialectOf(trx) === 'postgres') {
-    const r = (await holdInOneStatement(trx, ownerId, wanted, floor, nowSeconds())).rows[0];
-    if (r) return { wallet: { wallet_id: r.wallet_id, balance: Number(r.balance), reserved: Number(r.reserved), revision: Number(r.revision) }, amount: Number(r.amount) };
+    const r = (await holdInOneStatement(trx, ownerId, wanted, floor, nowSeconds(), token?.id ?? 0, token && !token.unlimited ? 1 : 0)).rows[0];
+    if (r) {
+      if (token && Number(r.token_taken) !== 1) throw tokenExhausted(Number(r.amount));
+      return { wallet: { wallet_id: r.wallet_id, balance: Number(r.balance), reserved: Number(r.reserved), revision: Number(r.revision) }, amount: Number(r.amount) };
+    }
     const w = await walletOf(trx, ownerId);
     return { available: w ? Number(w.balance) - Number(w.reserved) : 0 };
   }
@@ -55,6 +71,7 @@ export async function holdOnWallet(trx: Db, ownerId: number, wanted: number, flo
     if (available < floor) return { available };
     const amount = Math.min(wanted, available);
     if (await reserve(trx, ownerId, amount)) {
+      if (token) await holdFromToken(trx, token.id, amount, token.unlimited);
       // The wallet after the update, without reading it again: the update changed the row as read (its row is
       // locked, or, on SQLite, this transaction read it and is the one writer).
       return { wallet: { wallet_id: w!.wallet_id, balance: Number(w!.balance), reserved: Number(w!.reserved) + amount, revision: Number(w!.revision) + 1 }, amount };

@@ -34,7 +34,12 @@ export async function lockedTokenQuota(trx: Db, id: number) {
  */
 export async function holdFromToken(trx: Db, id: number, amount: number, unlimited: boolean) {
   const r = await (unlimited ? takeHold : takeLimitedHold)(trx, id, amount);
-  if (r.numAffectedRows !== 1n) throw new AppError('token_quota_exhausted', { params: { remaining: 0, amount } });
+  if (r.numAffectedRows !== 1n) throw tokenExhausted(amount);
+}
+
+/** A limited token that no longer has `amount` left for a call's hold. */
+export function tokenExhausted(amount: number) {
+  return new AppError('token_quota_exhausted', { params: { remaining: 0, amount } });
 }
 
 /** A settled call of the token: the unspent hold back to remain_quota, the charge to used_quota, the call's time. */
