@@ -51,6 +51,17 @@ describe('prepared statements kept per PostgreSQL connection', { skip }, () => {
     assert.deepEqual(await db.insertInto('t').values({ id: 2, v: 'b' }).returning('id').execute(), [{ id: 2 }], 'an evicted statement runs again');
   });
 
+  test('a statement that never parsed is dropped without a DEALLOCATE, which would abort the transaction it fell in', async () => {
+    const db = await database('&statement_cache_size=1');
+    await assert.rejects(sql`select ${1}::int from no_such_table`.execute(db), /no_such_table/);
+    // The next statement takes its place in the cache of one, inside a transaction that must still commit.
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ id: 1, v: 'a' }).execute();
+      await trx.insertInto('t').values({ id: 2, v: 'b' }).execute();
+    });
+    assert.equal((await db.selectFrom('t').select('id').where('id', '>', 0).execute()).length, 2);
+  });
+
   test('statement_cache_size=0 prepares nothing; a value that is not a whole number is refused', async () => {
     const db = await database('&statement_cache_size=0');
     await db.insertInto('t').values({ id: 1, v: 'a' }).execute();

@@ -41,7 +41,11 @@ export function cacheStatements(client: pg.Client, capacity: number): void {
     const name = names.get(text);
     if (name === undefined) return;
     names.delete(text);
-    delete parsedStatements(client)[name];
+    const parsed = parsedStatements(client);
+    // Never prepared (its Parse failed, or the server forgot it): DEALLOCATE would fail, and inside a
+    // transaction abort it.
+    if (parsed[name] === undefined) return;
+    delete parsed[name];
     // Queued behind what is in flight; inside a failed transaction it fails and the statement stays on the
     // server until the connection closes (its name is never used again).
     (query(`deallocate "${name}"`) as Promise<unknown>).catch(() => {});
@@ -51,14 +55,16 @@ export function cacheStatements(client: pg.Client, capacity: number): void {
     if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) {
       return query(config, values, callback);
     }
-    let name = names.get(config);
-    if (name === undefined) {
-      if (names.size >= capacity) forget(names.keys().next().value as string);
-      name = `s${++made}`;
-    } else names.delete(config);
+    const known = names.get(config);
+    if (known !== undefined) names.delete(config);
+    else if (names.size >= capacity) forget(names.keys().next().value as string);
+    const name = known ?? `s${++made}`;
     names.set(config, name);
     return (query({ name, text: config, values }) as Promise<unknown>).catch((error: unknown) => {
-      if (stale(error)) forget(config);
+      if (stale(error)) {
+        if ((error as { code?: string }).code === '26000') delete parsedStatements(client)[name];
+        forget(config);
+      }
       throw error;
     });
   };
