@@ -33,7 +33,8 @@ function fromJson<DB>(into: RowInserter<DB>, json: unknown) {
  * On PostgreSQL the rows travel as one JSON parameter (`json_populate_recordset` over the table's row type),
  * so the statement's text is the same for any number of rows and stays prepared on the server
  * (pg-statements.ts); elsewhere, and for values JSON would not carry as they are, one multi-row VALUES per
- * `maxRows` rows, built and compiled once per row count (prepared()).
+ * `maxRows` rows, built and compiled once per row count (prepared()). Not for a table with json or jsonb
+ * columns: json_populate_recordset would store a string given for one as a JSON string, not parse it.
  */
 export function insertRows<DB>(table: keyof DB & string, columns: readonly string[], maxRows = 64): RowInserter<DB> {
   const byCount = new Map<number, (db: Kysely<DB>, ...values: unknown[]) => Promise<unknown>>();
