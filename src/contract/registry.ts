@@ -109,7 +109,7 @@ export function registerOperations(app: FastifyInstance, wiring: DeployableWirin
 function laneOf(app: FastifyInstance, wiring: DeployableWiring, op: RegisteredOperation) {
   const { spec, impl } = op;
   if (!impl?.lane || !app.fastLane || !app.compileBodyValidator) return;
-  if (spec.method !== 'POST' || spec.path.includes(':') || impl.rateLimit?.length || impl.gate || impl.multipart || impl.bodyMayBeAbsent || impl.noStore || spec.originGuard || spec.deployable === 'account' || impl.schema?.querystring || impl.schema?.params) {
+  if (spec.method !== 'POST' || spec.path.includes(':') || impl.rateLimit?.length || impl.gate || impl.multipart || impl.bodyMayBeAbsent || spec.originGuard || spec.deployable === 'account' || impl.schema?.querystring || impl.schema?.params) {
     throw new Error(`operation ${spec.id} cannot be served on the fast lane (only a JSON POST without path parameters, limits, gates or guards)`);
   }
   const enabled = new Set(wiring.enabledOperations);
@@ -119,6 +119,7 @@ function laneOf(app: FastifyInstance, wiring: DeployableWiring, op: RegisteredOp
     path: spec.path,
     operationId: spec.id,
     bodyLimit: impl.bodyLimit ?? app.initialConfig.bodyLimit!,
+    noStore: impl.noStore,
     validate: impl.schema?.body ? app.compileBodyValidator(impl.schema.body) : undefined,
     // The authenticators read the headers, the socket and the log of a request, and set who called: a lane request has them.
     before: (req) => wiring.authenticate(req as unknown as FastifyRequest, spec),

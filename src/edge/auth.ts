@@ -65,7 +65,7 @@ function bearerOf(header: string | undefined): string {
   return m[1]!;
 }
 
-export function identityOf(req: FastifyRequest): EdgeIdentity {
+export function identityOf(req: Pick<FastifyRequest, 'edgeIdentity'>): EdgeIdentity {
   if (!req.edgeIdentity) throw new AppError('invalid_api_key');
   return req.edgeIdentity;
 }

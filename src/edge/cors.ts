@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 /** The routes browsers may call from another origin: the API keys' routes (new-api allows every origin on its relay). */
@@ -11,11 +12,14 @@ const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|
  * nothing with them that its own key does not allow. A preflight is answered here, before routing.
  */
 export function installCors(app: FastifyInstance) {
+  // The routes of the fast lane (kit/http/fast-lane.ts) are POSTs: never a preflight.
+  app.fastLane?.onRequest((req, res) => {
+    if (CROSS_ORIGIN.test(req.url)) allowOrigin(res);
+  });
   app.addHook('onRequest', async (req, reply) => {
     if (!CROSS_ORIGIN.test(req.url)) return;
     // Set on the raw response so that streamed answers (written after the reply is hijacked) carry it too.
-    reply.raw.setHeader('access-control-allow-origin', '*');
-    reply.raw.setHeader('access-control-expose-headers', 'x-request-id, retry-after');
+    allowOrigin(reply.raw);
     if (req.method !== 'OPTIONS' || !req.headers['access-control-request-method']) return;
     const asked = String(req.headers['access-control-request-headers'] ?? '').trim();
     reply
@@ -27,4 +31,9 @@ export function installCors(app: FastifyInstance) {
       .send();
     return reply;
   });
+}
+
+function allowOrigin(res: ServerResponse) {
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-expose-headers', 'x-request-id, retry-after');
 }

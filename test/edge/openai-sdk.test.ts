@@ -44,6 +44,25 @@ eachDatabase('edge: unchanged OpenAI SDKs against the edge, billed through the g
     assert.equal(JSON.parse(events[3]!.payload).charged, CHAT_COST);
   });
 
+  test('a chat answer has our own request id (not the client\'s), which names its run and its request log line; no-store; any origin', async () => {
+    const r = await fetch(`${st.edge.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json', 'x-request-id': 'chosen-by-client', origin: 'https://app.example' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(r.status, 200);
+    assert.equal(((await r.json()) as { object: string }).object, 'chat.completion');
+    const id = r.headers.get('x-request-id')!;
+    assert.match(id, /^[0-9a-f-]{36}$/);
+    assert.equal(r.headers.get('cache-control'), 'no-store');
+    assert.equal(r.headers.get('access-control-allow-origin'), '*');
+    await syncRunsSettled(st);
+    const run = await st.edge.ctx.db.selectFrom('edge_runs').select('status').where('request_id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(run.status, 'succeeded');
+    const logged = st.edge.everything().split('\n').find((l) => l.includes(`"reqId":"${id}"`) && l.includes('"msg":"request"'));
+    assert.match(logged ?? '', /"route":"\/v1\/chat\/completions".*"status":200/);
+  });
+
   test('streamed chat: the SDK iterates the chunks; the run is settled after the last one', async () => {
     const before = await walletOf(st, 'acme');
     const stream = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });

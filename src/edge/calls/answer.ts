@@ -1,16 +1,22 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { vendorHeadersOf } from '../../contract/relay.js';
+import { vendorHeadersOf, type RelayAnswer } from '../../contract/relay.js';
+import type { LaneRequest } from '../../kit/http/fast-lane.js';
 import { AppError } from '../../kit/http/errors.js';
-import { clientGone, writePieces } from '../../kit/http/stream.js';
+import { clientGone, closedEarly, writePiecesTo } from '../../kit/http/stream.js';
 import { identityOf } from '../auth.js';
 import type { EdgeContext } from '../context.js';
+import type { EdgeIdentity } from '../keys/service.js';
 import type { SyncCall, SyncCalls } from './service.js';
 
 /** What a route says of its call: the format, (Gemini) the model and stream named in its path, (a form) its files. */
 export type AskedCall = Pick<SyncCall, 'format' | 'modelInPath' | 'files'>;
 
+/** What a call reads of its request: a Fastify request's fields, or a fast-lane request's (kit/http/fast-lane.ts). */
+type CallRequest = Pick<LaneRequest, 'id' | 'headers' | 'body'> & { edgeIdentity?: EdgeIdentity };
+
 /** The request headers channel-affinity rules may read at the gateway: the user agent only. */
-function affinityHeaders(req: FastifyRequest): Record<string, string> {
+function affinityHeaders(req: CallRequest): Record<string, string> {
   const ua = req.headers['user-agent'];
   return typeof ua === 'string' ? { 'user-agent': ua } : {};
 }
@@ -21,7 +27,7 @@ export function checkAdmission(ctx: EdgeContext) {
 }
 
 /** The call of a request in its format: identity, body, the vendor headers it passes on. */
-export function callOf(req: FastifyRequest, asked: AskedCall, signal: AbortSignal): SyncCall {
+export function callOf(req: CallRequest, asked: AskedCall, signal: AbortSignal): SyncCall {
   return {
     identity: identityOf(req),
     ...asked,
@@ -49,11 +55,33 @@ export async function answerCall(ctx: EdgeContext, calls: SyncCalls, asked: Aske
   const gone = clientGone(reply);
   const answer = await calls.call(callOf(req, asked, gone));
   if (answer.kind === 'json') return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(answer.body);
+  reply.hijack();
+  return streamOut(reply.raw, req.id, answer, gone);
+}
+
+/**
+ * answerCall on the fast lane (kit/http/fast-lane.ts), outside Fastify's request cycle: the same answer, with
+ * the headers the route's hooks give it there (the lane sets Cache-Control and the CORS headers before).
+ */
+export async function answerCallOn(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall, req: LaneRequest, res: ServerResponse) {
+  checkAdmission(ctx);
+  const gone = closedEarly(res);
+  const answer = await calls.call(callOf(req, asked, gone));
+  if (answer.kind === 'json') {
+    res.writeHead(200, { 'x-request-id': req.id, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.body) });
+    res.end(answer.body);
+    return;
+  }
+  return streamOut(res, req.id, answer, gone);
+}
+
+/** A streamed answer (text or bytes) written at the caller's pace; bytes cut by an upstream failure end the connection. */
+async function streamOut(res: ServerResponse, requestId: string, answer: Exclude<RelayAnswer, { kind: 'json' }>, gone: AbortSignal) {
   const pieces = answer.kind === 'bytes' ? answer.chunks : answer.pieces;
   try {
-    if (await writePieces(reply, { contentType: answer.contentType, headers: { 'x-request-id': req.id } }, pieces, gone)) reply.raw.end();
+    if (await writePiecesTo(res, { contentType: answer.contentType, headers: { 'x-request-id': requestId } }, pieces, gone)) res.end();
   } catch {
-    reply.raw.destroy();
+    res.destroy();
   }
 }
 

@@ -1,7 +1,10 @@
+import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LaneRequest } from '../../kit/http/fast-lane.js';
 import { DEFAULT_MODERATION_MODEL } from '../../contract/relay.js';
 import { implement } from '../../contract/types.js';
-import { answerCall } from '../calls/answer.js';
+import { answerCall, answerCallOn, type AskedCall } from '../calls/answer.js';
 import type { SyncCalls } from '../calls/service.js';
 import type { EdgeContext } from '../context.js';
 import { ChatCompletion, EmbeddingList, ModerationResult, RerankResult, TextCompletion } from '../../contract/wire-schemas.js';
@@ -45,11 +48,19 @@ const ANSWERS = {
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
 };
 
+/** A call's route on Fastify and on the fast lane (kit/http/fast-lane.ts), which the hot chat completion takes. */
+function served(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall) {
+  return {
+    handler: (req: FastifyRequest, reply: FastifyReply) => answerCall(ctx, calls, asked, req, reply),
+    lane: (req: LaneRequest, res: ServerResponse) => answerCallOn(ctx, calls, asked, req, res),
+  };
+}
+
 /** E04, E05, E12–E14: the OpenAI-compatible API unchanged OpenAI SDKs use, with the same svc_sk_… keys. */
 export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
   const bodyLimit = ctx?.config.edge.runs.maxRequestBytes;
   return [
-    implement('E04', { answers: ANSWERS.chat, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'chat' }, req, reply) }),
+    implement('E04', { answers: ANSWERS.chat, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, ...served(ctx, calls, { format: 'chat' }) }),
     implement('E05', { answers: ANSWERS.embeddings, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'embeddings' }, req, reply) }),
     implement('E12', { answers: ANSWERS.completions, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.completions }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'completions' }, req, reply) }),
     implement('E13', {

@@ -239,6 +239,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
   const lane = new FastLane({
     logger: opts.logger,
     trustProxy: opts.trustProxy,
+    ownRequestIds: opts.ownRequestIds,
     parseJson,
     errorBody: (req, code, params, data) => errorBody(req as unknown as FastifyRequest, code, params, data),
     validationParams,

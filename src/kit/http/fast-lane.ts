@@ -14,6 +14,8 @@ export interface LaneRequest {
   headers: IncomingHttpHeaders;
   raw: IncomingMessage;
   body: unknown;
+  /** The client's address, as Fastify's request.ip gives it. */
+  readonly ip: string;
   readonly log: Logger;
 }
 
@@ -23,6 +25,8 @@ export interface LaneRoute {
   path: string;
   operationId: string;
   bodyLimit: number;
+  /** Every answer says `Cache-Control: no-store` (a streamed one says no-cache, as on its Fastify route). */
+  noStore?: boolean;
   /** Checks the parsed body (defaults applied), as the route's Fastify validator would; errors as ajv gives them. */
   validate?: ((body: unknown) => boolean) & { errors?: unknown };
   /** Authentication (and anything else of the route's onRequest step); throws AppError to refuse. */
@@ -35,6 +39,8 @@ export interface LaneRoute {
 export interface LaneShared {
   logger: Logger;
   trustProxy: boolean;
+  /** Every request gets an id of ours, whatever X-Request-Id the client sent (the app's option of that name). */
+  ownRequestIds?: boolean;
   /** The app's JSON body parser: the value, or throws AppError (INVALID_JSON, JSON_TOO_DEEP, NUL refused). */
   parseJson(text: string): unknown;
   /** The catalog's answer for a code, in the app's shape. */
@@ -46,6 +52,9 @@ export interface LaneShared {
 }
 
 export type LaneObserver = (operationId: string, method: string, route: string, status: number, seconds: number) => void;
+
+/** Runs first for every lane request, as an app-wide onRequest hook of the app's does (headers every answer carries). */
+export type LaneStarter = (req: LaneRequest, res: ServerResponse) => void;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -59,6 +68,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export class FastLane {
   private readonly routes = new Map<string, LaneRoute>();
   private readonly observers: LaneObserver[] = [];
+  private readonly starters: LaneStarter[] = [];
   /** Set while the app closes: Fastify then answers every request (503 while closing). */
   closing = false;
 
@@ -72,6 +82,10 @@ export class FastLane {
 
   observe(observer: LaneObserver) {
     this.observers.push(observer);
+  }
+
+  onRequest(starter: LaneStarter) {
+    this.starters.push(starter);
   }
 
   /** Serves the request when it is a lane route's; false leaves it to Fastify. */
@@ -90,9 +104,10 @@ export class FastLane {
 
   private async serve(route: LaneRoute, raw: IncomingMessage, res: ServerResponse) {
     const startedAt = performance.now();
-    const given = raw.headers['x-request-id'];
+    const given = this.shared.ownRequestIds ? undefined : raw.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     const logger = this.shared.logger;
+    const ipOf = (r: IncomingMessage) => this.ipOf(r);
     let log: Logger | undefined;
     const req: LaneRequest = {
       id,
@@ -101,12 +116,17 @@ export class FastLane {
       headers: raw.headers,
       raw,
       body: undefined,
+      get ip() {
+        return ipOf(raw);
+      },
       get log() {
         return (log ??= logger.child({ reqId: id }));
       },
     };
     res.on('finish', () => this.finished(route, req, res.statusCode, startedAt));
     try {
+      if (route.noStore) res.setHeader('cache-control', 'no-store');
+      for (const s of this.starters) s(req, res);
       await route.before(req);
       req.body = await this.body(route, raw);
       if (route.validate && !route.validate(req.body)) throw new AppError('INVALID_PARAMETERS', { params: this.shared.validationParams(route.validate.errors, 'body') });
