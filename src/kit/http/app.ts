@@ -9,6 +9,7 @@ import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
 import { parseMultipart } from './multipart.js';
 import { FastLane } from './fast-lane.js';
+import { uuidV7 } from '../crypto/uuid7.js';
 
 /**
  * A route's validator, compiled by its first request: start-up does not compile the schemas of every route
@@ -82,7 +83,8 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     bodyLimit: opts.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: false,
-    genReqId: (req) => (opts.ownRequestIds ? undefined : clientRequestId(req)) ?? crypto.randomUUID(),
+    // Ours are UUIDv7 (time-ordered): records keyed by a request id go in at the end of their index (kit/crypto/uuid7.ts).
+    genReqId: (req) => (opts.ownRequestIds ? undefined : clientRequestId(req)) ?? uuidV7(),
     // Fastify's own answers (a path value that is not valid percent-encoded UTF-8 or is too long) would
     // bypass the error handler: a body of another shape that repeats the whole URL, query string included.
     frameworkErrors: (error, req, reply) => {

@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { uuidV7 } from '../crypto/uuid7.js';
 import { AppError } from './errors.js';
 
 /**
@@ -105,7 +105,7 @@ export class FastLane {
   private async serve(route: LaneRoute, raw: IncomingMessage, res: ServerResponse) {
     const startedAt = performance.now();
     const given = this.shared.ownRequestIds ? undefined : raw.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidV7();
     const logger = this.shared.logger;
     const ipOf = (r: IncomingMessage) => this.ipOf(r);
     let log: Logger | undefined;
