@@ -6,7 +6,6 @@ import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
 import { walletOf, type WalletAfter } from '../wallets/store.js';
-import { runOf } from './store.js';
 
 /** What a settlement reads of its run. */
 export type RunToSettle = Pick<EdgeRunTable, 'run_id' | 'owner_id' | 'reserved_amount' | 'status' | 'revision' | 'token_id' | 'request_id' | 'traceparent' | 'cost'>;
@@ -58,7 +57,7 @@ export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { c
     return { run, charge: { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.wallet_reserved), revision: Number(row.wallet_revision) }, charged: Number(row.charged) } };
   }
   const lock = locksRows(dialectOf(trx));
-  const run = token?.run ?? (await runOf(trx, runId, lock));
+  const run = token?.run ?? (await runToSettle(trx, runId, lock));
   if (!run || FINAL_STATUSES.includes(run.status)) return { run };
   const tokenId = Number(run.token_id);
   if (!chargeable(run, capGiven)) return { run, token: await lockedTokenQuota(trx, tokenId) };
@@ -86,6 +85,15 @@ function chargeable(run: Pick<RunToSettle, 'status' | 'token_id'>, tokenLocked: 
 export const insertSettlementRows = insertRows<EdgeDB>('edge_settlements', ['run_id', 'owner_id', 'reserved', 'charged', 'outcome', 'source', 'created_at']);
 
 // The settlement's statements (see prepared()): built and compiled once per dialect.
+const SETTLE_COLUMNS = ['run_id', 'owner_id', 'reserved_amount', 'status', 'revision', 'token_id', 'request_id', 'traceparent', 'cost'] as const;
+const runRow = prepared((db: Db, runId: string) => db.selectFrom('edge_runs').select(SETTLE_COLUMNS).where('run_id', '=', runId));
+const lockedRunRow = prepared((db: Db, runId: string) => db.selectFrom('edge_runs').select(SETTLE_COLUMNS).where('run_id', '=', runId).forUpdate());
+
+/** What a settlement reads of its run (not the whole row: a run has 30 columns, its input and output among them). */
+async function runToSettle(db: Db, runId: string, lock: boolean): Promise<RunToSettle | undefined> {
+  return (await (lock ? lockedRunRow : runRow)(db, runId)).rows[0];
+}
+
 const chargeWallet = prepared((db: Db, charged: number, reserved: number, updatedAt: number, served: number, ownerId: number) =>
   db
     .updateTable('edge_wallets')
