@@ -4,6 +4,7 @@ import { Counter, Gauge, type Metric, type Registry } from 'prom-client';
 import { RefreshingCache } from '../kit/cache/refreshing-cache.js';
 import { AppError } from '../kit/http/errors.js';
 import { children } from '../kit/metrics/children.js';
+import { deferredCounter } from '../kit/metrics/deferred-counter.js';
 import type { EdgeDB } from './db.js';
 
 export type SettlementOutcome = 'succeeded' | 'failed' | 'cancelled' | 'already_settled' | 'error';
@@ -21,28 +22,31 @@ interface OutboxState {
  * The edge's domain metrics: admissions by outcome, reservations and settlements (counts and wallet units),
  * webhook delivery attempts by result, the run worker's runs, and the outbox backlog read from the database
  * when scraped (cached a few seconds; every instance reports the same shared backlog, so aggregate with
- * max()). Built with the context (the CLI's counts go nowhere); the app registers them in its registry.
+ * max()). The counters every call adds to are summed in plain numbers until a scrape (deferredCounter).
+ * Built with the context (the CLI's counts go nowhere); the app registers them in its registry.
  */
 export class EdgeMetrics {
-  private readonly admissions = new Counter({ name: 'edge_admissions_total', help: 'E01 admissions by outcome (admitted, replayed, or the refusal code)', labelNames: ['outcome'], registers: [] });
-  private readonly reservations = new Counter({ name: 'edge_reservations_total', help: 'Wallet reservations by run kind (async admission, sync call) and outcome (reserved, insufficient_balance, token_quota_exhausted)', labelNames: ['kind', 'outcome'], registers: [] });
-  private readonly reservedUnits = new Counter({ name: 'edge_reserved_units_total', help: 'Wallet units reserved, by run kind', labelNames: ['kind'], registers: [] });
-  private readonly settlements = new Counter({ name: 'edge_settlements_total', help: 'Run settlements by outcome (succeeded, failed, cancelled, already_settled, error) and source (worker, sync, cancel, expiry, reconcile)', labelNames: ['outcome', 'source'], registers: [] });
-  private readonly settledUnits = new Counter({ name: 'edge_settlement_units_total', help: 'Wallet units of applied settlements by outcome and part (charged, released)', labelNames: ['outcome', 'part'], registers: [] });
+  private readonly admissions = deferredCounter({ name: 'edge_admissions_total', help: 'E01 admissions by outcome (admitted, replayed, or the refusal code)', labelNames: ['outcome'], registers: [] });
+  private readonly reservations = deferredCounter({ name: 'edge_reservations_total', help: 'Wallet reservations by run kind (async admission, sync call) and outcome (reserved, insufficient_balance, token_quota_exhausted)', labelNames: ['kind', 'outcome'], registers: [] });
+  private readonly reservedUnits = deferredCounter({ name: 'edge_reserved_units_total', help: 'Wallet units reserved, by run kind', labelNames: ['kind'], registers: [] });
+  private readonly settlements = deferredCounter({ name: 'edge_settlements_total', help: 'Run settlements by outcome (succeeded, failed, cancelled, already_settled, error) and source (worker, sync, cancel, expiry, reconcile)', labelNames: ['outcome', 'source'], registers: [] });
+  private readonly settledUnits = deferredCounter({ name: 'edge_settlement_units_total', help: 'Wallet units of applied settlements by outcome and part (charged, released)', labelNames: ['outcome', 'part'], registers: [] });
   private readonly deliveries = new Counter({ name: 'edge_webhook_deliveries_total', help: 'Webhook delivery attempts by result (delivered; failed: retried later; dead: out of attempts; cancelled: endpoint removed)', labelNames: ['result'], registers: [] });
   private readonly taken = new Counter({ name: 'edge_run_worker_taken_total', help: 'Runs the run worker took', registers: [] });
   private readonly takeovers = new Counter({ name: 'edge_run_worker_takeovers_total', help: 'Runs the run worker took over from an earlier attempt (a worker whose lease ran out)', registers: [] });
   private readonly workerSettled = new Counter({ name: 'edge_run_worker_settled_total', help: "Runs the run worker ended, by settlement status (succeeded, failed, cancelled, already_settled, lost: its lease was taken over)", labelNames: ['status'], registers: [] });
-  private readonly ledgerBatches = new Counter({ name: 'edge_ledger_batches_total', help: 'Ledger batches: transactions shared by concurrent reservations and settlements (runs/ledger.ts)', registers: [] });
-  private readonly ledgerPieces = new Counter({ name: 'edge_ledger_pieces_total', help: 'Reservations and settlements written in ledger batches (pieces per batch: this over edge_ledger_batches_total)', registers: [] });
+  private readonly ledgerBatches = deferredCounter({ name: 'edge_ledger_batches_total', help: 'Ledger batches: transactions shared by concurrent reservations and settlements (runs/ledger.ts)', registers: [] });
+  private readonly ledgerPieces = deferredCounter({ name: 'edge_ledger_pieces_total', help: 'Reservations and settlements written in ledger batches (pieces per batch: this over edge_ledger_batches_total)', registers: [] });
   private readonly workerRunning = new Gauge({ name: 'edge_run_worker_running', help: 'Runs the run worker of this instance is executing', registers: [] });
   private readonly outbox: Gauge[];
   private readonly cache = new RefreshingCache<'outbox', OutboxState>(OUTBOX_FRESH_MS, 2 * OUTBOX_FRESH_MS);
-  private readonly admission = children(this.admissions);
-  private readonly reservation = children(this.reservations);
-  private readonly reserved = children(this.reservedUnits);
-  private readonly settlement = children(this.settlements);
-  private readonly units = children(this.settledUnits);
+  private readonly admission = this.admissions.of;
+  private readonly reservation = this.reservations.of;
+  private readonly reserved = this.reservedUnits.of;
+  private readonly settlement = this.settlements.of;
+  private readonly units = this.settledUnits.of;
+  private readonly batches = this.ledgerBatches.of();
+  private readonly pieces = this.ledgerPieces.of();
   private readonly delivery = children(this.deliveries);
   private readonly ended = children(this.workerSettled);
 
@@ -78,7 +82,8 @@ export class EdgeMetrics {
 
   /** Publishes every edge metric in the app's registry. */
   register(registry: Registry) {
-    const all: Metric[] = [this.admissions, this.reservations, this.reservedUnits, this.settlements, this.settledUnits, this.deliveries, this.taken, this.takeovers, this.workerSettled, this.workerRunning, this.ledgerBatches, this.ledgerPieces, ...this.outbox];
+    const deferred = [this.admissions, this.reservations, this.reservedUnits, this.settlements, this.settledUnits, this.ledgerBatches, this.ledgerPieces].map((d) => d.counter);
+    const all: Metric[] = [...deferred, this.deliveries, this.taken, this.takeovers, this.workerSettled, this.workerRunning, ...this.outbox];
     for (const m of all) registry.registerMetric(m);
   }
 
@@ -93,8 +98,8 @@ export class EdgeMetrics {
 
   /** A ledger batch of `pieces` reservations and settlements, settled. */
   ledgerBatch(pieces: number) {
-    this.ledgerBatches.inc();
-    this.ledgerPieces.inc(pieces);
+    this.batches.inc();
+    this.pieces.inc(pieces);
   }
 
   reservedRun(kind: 'async' | 'sync', amount: number) {

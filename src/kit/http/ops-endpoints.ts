@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { children } from '../metrics/children.js';
+import { deferredCounter } from '../metrics/deferred-counter.js';
 import { opsAccessGuard, type OpsAccess } from './ops-access.js';
 
 export interface OpsEndpointOptions {
@@ -19,7 +20,7 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
   collectDefaultMetrics({ register: registry });
   // Beside the operation id, the method and the route pattern (never the raw URL: one series per route);
   // requests no route matched share route="unmatched".
-  const requests = new Counter({
+  const requests = deferredCounter({
     name: 'http_requests_total',
     help: 'HTTP requests by operation, method, route pattern and status',
     labelNames: ['operation', 'method', 'route', 'status'] as const,
@@ -32,7 +33,7 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const requestCounters = children(requests);
+  const requestCounters = requests.of;
   const durations = children(duration);
   app.addHook('onResponse', (req, reply, done) => {
     const { config, url } = req.routeOptions;
