@@ -12,10 +12,20 @@ export async function writePieces(reply: FastifyReply, head: { contentType: stri
   return writePiecesTo(reply.raw, head, pieces, gone);
 }
 
-/** writePieces on a response of node:http's (a route of the fast lane, or a hijacked reply's). */
+/**
+ * writePieces on a response of node:http's (a route of the fast lane, or a hijacked reply's). The pieces written
+ * within one turn of the event loop (and the caller's end() in that turn) go out in one write to the socket:
+ * each write of its own is a system call, the largest cost of a short stream that arrived whole.
+ */
 export async function writePiecesTo(raw: ServerResponse, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: AbortSignal): Promise<boolean> {
   raw.writeHead(200, { 'content-type': head.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...head.headers });
   const it = pieces[Symbol.asyncIterator]();
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    // end() uncorks fully; after it the socket may already serve the connection's next request.
+    if (!raw.writableEnded) raw.uncork();
+  };
   for (;;) {
     // Pulled before the check: a started generator's return() runs its clean-up (a fresh one's would not).
     const next = await it.next();
@@ -23,6 +33,11 @@ export async function writePiecesTo(raw: ServerResponse, head: { contentType: st
     if (gone.aborted) {
       await it.return?.(undefined);
       return false;
+    }
+    if (!corked) {
+      corked = true;
+      raw.cork();
+      setImmediate(uncork);
     }
     if (!raw.write(next.value)) await drained(raw, gone);
   }
