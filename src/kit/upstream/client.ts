@@ -244,58 +244,8 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
 
     /** A streamed response (SSE, NDJSON): lines as they arrive; `idleMs` bounds the wait for the next bytes. */
     async stream(r: UpstreamRequest & { idleMs?: number }): Promise<UpstreamStream> {
-      const maxBytes = r.maxBytes ?? options.maxBytes;
       const { res, deadline, timeoutMs } = await open(r, r.idleMs);
-      async function* chunks(): AsyncGenerator<Buffer> {
-        let size = 0;
-        try {
-          for await (const chunk of res.body) {
-            size += (chunk as Buffer).length;
-            if (size > maxBytes) throw new UpstreamError('too_large', `stream exceeds ${maxBytes} bytes`);
-            yield chunk as Buffer;
-          }
-        } catch (e) {
-          res.body.destroy();
-          throw translate(e, deadline.passed ? timeoutMs : null);
-        } finally {
-          deadline.clear();
-        }
-      }
-      async function* blocks(): AsyncGenerator<string> {
-        let pending = '';
-        // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
-        const utf8 = new TextDecoder();
-        try {
-          for await (const chunk of chunks()) {
-            pending += utf8.decode(chunk, { stream: true });
-            const end = pending.lastIndexOf('\n');
-            if (end >= 0) {
-              yield end === pending.length - 1 ? pending : pending.slice(0, end + 1);
-              pending = pending.slice(end + 1);
-            }
-            if (pending.length > MAX_LINE_BYTES) throw new UpstreamError('too_large', `a stream line exceeds ${MAX_LINE_BYTES} bytes`);
-          }
-          pending += utf8.decode();
-          if (pending) yield pending;
-        } catch (e) {
-          res.body.destroy();
-          throw translate(e, deadline.passed ? timeoutMs : null);
-        }
-      }
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        text: () => readCapped(res.body, Math.min(maxBytes, 1024 * 1024), deadline, timeoutMs),
-        close: () => {
-          res.body.destroy();
-          deadline.clear();
-        },
-        blocks,
-        chunks,
-        async *lines() {
-          for await (const block of blocks()) yield* linesOf(block);
-        },
-      };
+      return new BodyStream(res, r.maxBytes ?? options.maxBytes, deadline, timeoutMs, readCapped);
     },
 
     async close() {
@@ -306,6 +256,88 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
 }
 
 export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
+
+type ReadCapped = (body: Dispatcher.ResponseData['body'], maxBytes: number, deadline: Deadline, timeoutMs: number) => Promise<string>;
+
+/**
+ * A streamed answer (UpstreamStream): its methods live on the prototype, so a stream makes no closures or
+ * generator functions of its own (the relay opens thousands a second).
+ */
+class BodyStream implements UpstreamStream {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+
+  constructor(
+    private readonly res: Dispatcher.ResponseData,
+    private readonly maxBytes: number,
+    private readonly deadline: Deadline,
+    private readonly timeoutMs: number,
+    private readonly readCapped: ReadCapped,
+  ) {
+    this.status = res.statusCode;
+    this.headers = res.headers;
+  }
+
+  text(): Promise<string> {
+    return this.readCapped(this.res.body, Math.min(this.maxBytes, 1024 * 1024), this.deadline, this.timeoutMs);
+  }
+
+  close() {
+    this.res.body.destroy();
+    this.deadline.clear();
+  }
+
+  async *chunks(): AsyncGenerator<Buffer> {
+    let size = 0;
+    try {
+      for await (const chunk of this.res.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.maxBytes) throw new UpstreamError('too_large', `stream exceeds ${this.maxBytes} bytes`);
+        yield chunk as Buffer;
+      }
+    } catch (e) {
+      throw this.failed(e);
+    } finally {
+      this.deadline.clear();
+    }
+  }
+
+  /** Reads the body itself (not through chunks()): one generator less to pass through for every read. */
+  async *blocks(): AsyncGenerator<string> {
+    let pending = '';
+    let size = 0;
+    // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
+    const utf8 = new TextDecoder();
+    try {
+      for await (const chunk of this.res.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.maxBytes) throw new UpstreamError('too_large', `stream exceeds ${this.maxBytes} bytes`);
+        pending += utf8.decode(chunk as Buffer, { stream: true });
+        const end = pending.lastIndexOf('\n');
+        if (end >= 0) {
+          yield end === pending.length - 1 ? pending : pending.slice(0, end + 1);
+          pending = pending.slice(end + 1);
+        }
+        if (pending.length > MAX_LINE_BYTES) throw new UpstreamError('too_large', `a stream line exceeds ${MAX_LINE_BYTES} bytes`);
+      }
+      pending += utf8.decode();
+      if (pending) yield pending;
+    } catch (e) {
+      throw this.failed(e);
+    } finally {
+      this.deadline.clear();
+    }
+  }
+
+  async *lines(): AsyncGenerator<string> {
+    for await (const block of this.blocks()) yield* linesOf(block);
+  }
+
+  private failed(e: unknown): UpstreamError {
+    this.res.body.destroy();
+    return translate(e, this.deadline.passed ? this.timeoutMs : null);
+  }
+}
 
 /** Maps socket, DNS, abort and undici errors to an UpstreamError whose detail names no URL or secret. */
 function translate(e: unknown, timedOutAfterMs: number | null): UpstreamError {
