@@ -103,7 +103,7 @@ export class Plan {
 
   /** The upstream's usage where it can be right, else counted: the prompt from the request, the completion from the text. */
   checkUsage(u: ChatUsage | null, completionText: () => string): UsageCheck {
-    return checkedUsage(u, this.usageBounds(), { prompt: () => this.countPrompt(), completion: () => textTokens(completionText()) });
+    return checkedUsage(u, this.usageBounds(), new Counts(this, completionText));
   }
 
   /**
@@ -111,7 +111,7 @@ export class Plan {
    * Gemini's usageMetadata), else counted; the completion as the larger of its count so far and the text's.
    */
   checkCutUsage(u: ChatUsage | null, completionText: string): UsageCheck {
-    return checkedUsage(u, this.usageBounds(), { prompt: () => this.countPrompt(), completion: () => textTokens(completionText) }, { cut: true });
+    return checkedUsage(u, this.usageBounds(), new Counts(this, completionText), { cut: true });
   }
 
   /** What a stream reader shows of a usage it passes: the billed counts when the upstream's are replaced. */
@@ -127,5 +127,21 @@ export class Plan {
   /** The path the caller's format has at its vendor (what channel-affinity rules match). */
   get path(): string {
     return this.format.vendorPath(this.model, this.stream);
+  }
+}
+
+/** The tokenizer's counts of a call's usage check, each made only when asked (an object, not two closures a check). */
+class Counts {
+  constructor(
+    private readonly plan: Plan,
+    private readonly text: string | (() => string),
+  ) {}
+
+  prompt(): number {
+    return this.plan.countPrompt();
+  }
+
+  completion(): number {
+    return textTokens(typeof this.text === 'string' ? this.text : this.text());
   }
 }

@@ -41,24 +41,36 @@ export function checkedUsage(u: ChatUsage | null, bounds: UsageBounds, count: { 
     const completion = count.completion();
     return { usage: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, reasoning_tokens: 0, total_tokens: prompt + completion, counted: true }, rejected: null };
   }
-  const rejected: Record<string, unknown> = {};
-  const take = (name: string, v: unknown, max: number, otherwise: () => number) => {
-    if (whole(v, max)) return v;
-    rejected[name] = v;
-    return otherwise();
-  };
-  const prompt = take('prompt_tokens', u.prompt_tokens, bounds.prompt, count.prompt);
-  let completion = take('completion_tokens', u.completion_tokens, bounds.completion, count.completion);
-  let counted = 'prompt_tokens' in rejected || 'completion_tokens' in rejected;
+  // Written out rather than with a helper closure: this runs once or twice for every call.
+  let rejected: Record<string, unknown> | null = null;
+  let prompt = u.prompt_tokens;
+  if (!whole(prompt, bounds.prompt)) {
+    (rejected ??= {}).prompt_tokens = prompt;
+    prompt = count.prompt();
+  }
+  let completion = u.completion_tokens;
+  if (!whole(completion, bounds.completion)) {
+    (rejected ??= {}).completion_tokens = completion;
+    completion = count.completion();
+  }
+  let counted = rejected !== null;
   if (opts.cut && !counted) {
     // The upstream's output count of a stream cut short is the count at its last report (message_start says 1).
     const sent = count.completion();
     if (sent > completion) [completion, counted] = [sent, true];
   }
-  const cached = take('cached_tokens', u.prompt_tokens_details?.cached_tokens ?? 0, prompt, () => 0);
-  const reasoning = take('reasoning_tokens', u.completion_tokens_details?.reasoning_tokens ?? 0, completion, () => 0);
+  let cached: unknown = u.prompt_tokens_details?.cached_tokens ?? 0;
+  if (!whole(cached, prompt)) {
+    (rejected ??= {}).cached_tokens = cached;
+    cached = 0;
+  }
+  let reasoning: unknown = u.completion_tokens_details?.reasoning_tokens ?? 0;
+  if (!whole(reasoning, completion)) {
+    (rejected ??= {}).reasoning_tokens = reasoning;
+    reasoning = 0;
+  }
   return {
-    usage: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached, reasoning_tokens: reasoning, total_tokens: prompt + completion, counted },
-    rejected: Object.keys(rejected).length ? rejected : null,
+    usage: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached as number, reasoning_tokens: reasoning as number, total_tokens: prompt + completion, counted },
+    rejected,
   };
 }
