@@ -1,48 +1,17 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RelaySummary } from '../../contract/relay.js';
-
-/** A counter's value for one label set not yet added to it: prom-client hashes the labels on every inc(). */
-interface Pending {
-  labels: Record<string, string>;
-  n: number;
-}
+import { deferredCounter, type PendingCount } from '../../kit/metrics/deferred-counter.js';
 
 /** The counters and histograms one served call of a model, channel and outcome adds to. */
 interface CallSet {
-  calls: Pending;
-  quota: Pending;
-  prompt: Pending;
-  completion: Pending;
-  cached: Pending;
-  reasoning: Pending;
+  calls: PendingCount;
+  quota: PendingCount;
+  prompt: PendingCount;
+  completion: PendingCount;
+  cached: PendingCount;
+  reasoning: PendingCount;
   firstByte: { observe(v: number): void };
   total: { observe(v: number): void };
-}
-
-/** A counter whose increments are summed per label set and added when it is read (a scrape). */
-function deferredCounter<L extends string>(registry: Registry, config: { name: string; help: string; labelNames: L[] }) {
-  const pending = new Map<string, Pending>();
-  const counter = new Counter<L>({
-    ...config,
-    registers: [registry],
-    collect() {
-      for (const p of pending.values()) {
-        if (p.n === 0) continue;
-        this.inc(p.labels as Record<L, string>, p.n);
-        p.n = 0;
-      }
-    },
-  });
-  return {
-    counter,
-    /** The pending value of a label set (kept: models and channels are those the operator configured); a series appears with its first non-zero value. */
-    of(labels: Record<L, string>): Pending {
-      const key = Object.values(labels).join('\u0000');
-      let p = pending.get(key);
-      if (!p) pending.set(key, (p = { labels, n: 0 }));
-      return p;
-    },
-  };
 }
 
 /**
@@ -65,11 +34,11 @@ export class RelayMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.calls = deferredCounter(registry, { name: 'relay_calls_total', help: 'Relayed calls by model, serving channel and outcome (ok, or the error code)', labelNames: ['model', 'channel', 'outcome'] });
-    this.tokens = deferredCounter(registry, { name: 'relay_tokens_total', help: 'Tokens of relayed calls by model and kind (prompt, completion, cached, reasoning)', labelNames: ['model', 'kind'] });
-    this.quota = deferredCounter(registry, { name: 'relay_cost_quota_total', help: 'Cost of relayed calls in quota units (500,000 = 1 USD) by model and channel', labelNames: ['model', 'channel'] });
+    this.calls = deferredCounter({ name: 'relay_calls_total', help: 'Relayed calls by model, serving channel and outcome (ok, or the error code)', labelNames: ['model', 'channel', 'outcome'], registers });
+    this.tokens = deferredCounter({ name: 'relay_tokens_total', help: 'Tokens of relayed calls by model and kind (prompt, completion, cached, reasoning)', labelNames: ['model', 'kind'], registers });
+    this.quota = deferredCounter({ name: 'relay_cost_quota_total', help: 'Cost of relayed calls in quota units (500,000 = 1 USD) by model and channel', labelNames: ['model', 'channel'], registers });
     this.latency = new Histogram({ name: 'relay_latency_seconds', help: 'Time to the first byte and to the end of relayed calls', labelNames: ['model', 'phase'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
-    this.attempts = deferredCounter(registry, { name: 'relay_upstream_attempts_total', help: 'Upstream attempts by channel and outcome (ok, or the failure code)', labelNames: ['channel', 'outcome'] });
+    this.attempts = deferredCounter({ name: 'relay_upstream_attempts_total', help: 'Upstream attempts by channel and outcome (ok, or the failure code)', labelNames: ['channel', 'outcome'], registers });
     this.transitions = new Counter({ name: 'relay_breaker_transitions_total', help: 'Circuit breaker state changes of channels and keys (open, closed, reopened)', labelNames: ['to'], registers });
     // No model label: the model of a refused call is whatever the caller sent.
     this.rejectedRows = new Counter({ name: 'relay_log_rows_rejected_total', help: 'Relay log rows the database refused on their own, set aside (logged) instead of written', registers });
@@ -81,12 +50,12 @@ export class RelayMetrics {
     let set = this.callSets.get(key);
     if (set) return set;
     set = {
-      calls: this.calls.of({ model, channel, outcome }),
-      quota: this.quota.of({ model, channel }),
-      prompt: this.tokens.of({ model, kind: 'prompt' }),
-      completion: this.tokens.of({ model, kind: 'completion' }),
-      cached: this.tokens.of({ model, kind: 'cached' }),
-      reasoning: this.tokens.of({ model, kind: 'reasoning' }),
+      calls: this.calls.of(model, channel, outcome),
+      quota: this.quota.of(model, channel),
+      prompt: this.tokens.of(model, 'prompt'),
+      completion: this.tokens.of(model, 'completion'),
+      cached: this.tokens.of(model, 'cached'),
+      reasoning: this.tokens.of(model, 'reasoning'),
       firstByte: this.latency.labels(model, 'first_byte'),
       total: this.latency.labels(model, 'total'),
     };
@@ -96,16 +65,16 @@ export class RelayMetrics {
 
   observe(s: RelaySummary) {
     const set = this.callSetOf(s.model, s.channel_id === null ? '' : String(s.channel_id), s.error_code ?? 'ok');
-    set.calls.n++;
+    set.calls.inc();
     const u = s.usage;
-    if (u.prompt_tokens > 0) set.prompt.n += u.prompt_tokens;
-    if (u.completion_tokens > 0) set.completion.n += u.completion_tokens;
-    if (u.cached_tokens > 0) set.cached.n += u.cached_tokens;
-    if (u.reasoning_tokens > 0) set.reasoning.n += u.reasoning_tokens;
-    if (s.quota > 0) set.quota.n += s.quota;
+    if (u.prompt_tokens > 0) set.prompt.inc(u.prompt_tokens);
+    if (u.completion_tokens > 0) set.completion.inc(u.completion_tokens);
+    if (u.cached_tokens > 0) set.cached.inc(u.cached_tokens);
+    if (u.reasoning_tokens > 0) set.reasoning.inc(u.reasoning_tokens);
+    if (s.quota > 0) set.quota.inc(s.quota);
     if (s.first_byte_ms !== null) set.firstByte.observe(s.first_byte_ms / 1000);
     set.total.observe(s.total_ms / 1000);
-    for (const a of s.attempts) this.attempts.of({ channel: String(a.channel_id), outcome: a.error_code ?? 'ok' }).n++;
+    for (const a of s.attempts) this.attempts.of(String(a.channel_id), a.error_code ?? 'ok').inc();
   }
 
   transition(to: 'open' | 'closed' | 'reopened') {
