@@ -48,7 +48,7 @@ const ANSWERS = {
   rerank: { 200: { description: "The ranked documents in Jina's shape", schema: RerankResult } },
 };
 
-/** A call's route on Fastify and on the fast lane (kit/http/fast-lane.ts), which the hot chat completion takes. */
+/** A call's route on Fastify and on the fast lane (kit/http/fast-lane.ts), which the JSON calls take. */
 function served(ctx: EdgeContext, calls: SyncCalls, asked: AskedCall) {
   return {
     handler: (req: FastifyRequest, reply: FastifyReply) => answerCall(ctx, calls, asked, req, reply),
@@ -61,8 +61,8 @@ export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
   const bodyLimit = ctx?.config.edge.runs.maxRequestBytes;
   return [
     implement('E04', { answers: ANSWERS.chat, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.chat }, bodyLimit, noStore: true, ...served(ctx, calls, { format: 'chat' }) }),
-    implement('E05', { answers: ANSWERS.embeddings, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'embeddings' }, req, reply) }),
-    implement('E12', { answers: ANSWERS.completions, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.completions }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'completions' }, req, reply) }),
+    implement('E05', { answers: ANSWERS.embeddings, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.embeddings }, bodyLimit, noStore: true, ...served(ctx, calls, { format: 'embeddings' }) }),
+    implement('E12', { answers: ANSWERS.completions, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.completions }, bodyLimit, noStore: true, ...served(ctx, calls, { format: 'completions' }) }),
     implement('E13', {
       answers: ANSWERS.moderations,
       errors: edgeErrors.call,
@@ -74,6 +74,6 @@ export function openaiRoutes(ctx: EdgeContext, calls: SyncCalls) {
         return answerCall(ctx, calls, { format: 'moderations' }, req, reply);
       },
     }),
-    implement('E14', { answers: ANSWERS.rerank, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.rerank }, bodyLimit, noStore: true, handler: (req, reply) => answerCall(ctx, calls, { format: 'rerank' }, req, reply) }),
+    implement('E14', { answers: ANSWERS.rerank, errors: edgeErrors.call, schema: { body: OPENAI_BODIES.rerank }, bodyLimit, noStore: true, ...served(ctx, calls, { format: 'rerank' }) }),
   ];
 }
