@@ -1,4 +1,5 @@
 import { Counter, type CounterConfiguration } from 'prom-client';
+import { children } from './children.js';
 
 /** The pending count of one label set of a deferred counter. */
 export interface PendingCount {
@@ -13,11 +14,11 @@ export interface PendingCount {
  * was counted (inc(0) included), as with prom-client's inc().
  */
 export function deferredCounter<L extends string>(config: Omit<CounterConfiguration<L>, 'collect'>) {
-  const pending = new Map<string, { values: string[]; n: number; counted: boolean; inc(by?: number): void }>();
+  const pending: { values: string[]; n: number; counted: boolean }[] = [];
   const counter: Counter<L> = new Counter<L>({
     ...config,
     collect() {
-      for (const p of pending.values()) {
+      for (const p of pending) {
         if (!p.counted) continue;
         if (p.values.length === 0) counter.inc(p.n);
         else counter.labels(...p.values).inc(p.n);
@@ -25,10 +26,8 @@ export function deferredCounter<L extends string>(config: Omit<CounterConfigurat
       }
     },
   });
-  const of = (...values: string[]): PendingCount => {
-    const key = values.length === 1 ? values[0]! : values.join('\u0000');
-    let p = pending.get(key);
-    if (!p) {
+  const of = children<PendingCount>({
+    labels(...values) {
       const entry = {
         values,
         n: 0,
@@ -38,9 +37,9 @@ export function deferredCounter<L extends string>(config: Omit<CounterConfigurat
           entry.counted = true;
         },
       };
-      pending.set(key, (p = entry));
-    }
-    return p;
-  };
+      pending.push(entry);
+      return entry;
+    },
+  });
   return { counter, of };
 }
