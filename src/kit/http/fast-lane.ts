@@ -106,8 +106,8 @@ export class FastLane {
     const startedAt = performance.now();
     const given = this.shared.ownRequestIds ? undefined : raw.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidV7();
+    const lane = this;
     const logger = this.shared.logger;
-    const ipOf = (r: IncomingMessage) => this.ipOf(r);
     let log: Logger | undefined;
     const req: LaneRequest = {
       id,
@@ -117,7 +117,7 @@ export class FastLane {
       raw,
       body: undefined,
       get ip() {
-        return ipOf(raw);
+        return lane.ipOf(raw);
       },
       get log() {
         return (log ??= logger.child({ reqId: id }));
@@ -202,7 +202,7 @@ export class FastLane {
   }
 
   private summary(req: LaneRequest) {
-    return { method: req.method, route: req.url.split('?')[0]!, ip: this.ipOf(req.raw) };
+    return { method: req.method, route: req.url.split('?')[0]!, ip: req.ip };
   }
 
   /** The client's address as Fastify gives it: the socket's, or the first X-Forwarded-For entry when proxies are trusted. */
@@ -215,7 +215,7 @@ export class FastLane {
   private finished(route: LaneRoute, req: LaneRequest, status: number, startedAt: number) {
     const ms = performance.now() - startedAt;
     if (this.shared.logger.isLevelEnabled('info')) {
-      this.shared.requestLog({ reqId: req.id, request: { method: req.method, route: route.path, ip: this.ipOf(req.raw) }, status, ms: Math.round(ms) });
+      this.shared.requestLog({ reqId: req.id, request: { method: req.method, route: route.path, ip: req.ip }, status, ms: Math.round(ms) });
     }
     for (const o of this.observers) o(route.operationId, req.method, route.path, status, ms / 1000);
   }
