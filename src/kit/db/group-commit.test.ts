@@ -152,6 +152,34 @@ eachDatabase('group commit', (v) => {
     await assert.rejects(writer.run(async () => 1), /closed/);
   });
 
+  test('together: every transaction first locks its pieces\' keys in order, then the pieces start at once; a failing one still fails alone', async () => {
+    const locks: number[][] = [];
+    const lock = async (trx: Transaction<T>, keys: number[]) => {
+      locks.push(keys);
+      await trx.selectFrom('counters').select('id').where('id', 'in', keys.length ? keys : [0]).execute();
+    };
+    const writer = new GroupCommit(database.db, { maxItems: 100, together: { lock } });
+    const before1 = await count(database.db, 1);
+    let running = 0;
+    let most = 0;
+    const runs = [3, 1, 2, 1].map((key, i) =>
+      writer.run(async (trx) => {
+        most = Math.max(most, ++running);
+        await bump(1)(trx);
+        running--;
+        if (i === 2) throw new Error('refused');
+        return i;
+      }, key),
+    );
+    const settled = await Promise.allSettled(runs);
+    assert.deepEqual(settled.map((s) => (s.status === 'fulfilled' ? s.value : 'rejected')), [0, 1, 'rejected', 3]);
+    assert.equal(most, 4, 'the four pieces were running at once');
+    assert.deepEqual(locks[0], [1, 2, 3], 'keys once each, in order');
+    assert.ok(locks.length >= 2 && locks.every((k) => k.join() === '1,2,3'), 'the run again (with a savepoint per piece) locks them first too');
+    assert.equal(await count(database.db, 1), before1 + 3, 'the failed piece bumped nothing');
+    await writer.close();
+  });
+
   test('many writers at once on one row: no update lost', async () => {
     const writers = [new GroupCommit(database.db, { maxItems: 16, concurrency: v.name === 'sqlite' ? 1 : 3 }), new GroupCommit(database.db, { maxItems: 7, concurrency: 2 })];
     const start = await count(database.db, 1);

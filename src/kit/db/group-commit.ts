@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { insertAll, type RowInserter } from './insert-rows.js';
 import { isDeadlock } from './retry.js';
 
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<DB> {
   /** Most pieces of work in one transaction (default 64). */
   maxItems?: number;
   /**
@@ -14,6 +14,14 @@ export interface GroupCommitOptions {
   concurrency?: number;
   /** Told each batch's size once its pieces settled (committed, or failed alone). */
   onBatch?: (pieces: number) => void;
+  /**
+   * The pieces of a batch start together instead of one after the other: their statements queue on the
+   * transaction's connection as they come, and calls of one combined() statement go as one. Every transaction
+   * then first calls `lock` with its pieces' keys in ascending order, to take the rows its pieces will change in
+   * one order for every batch (pieces that start together take them in any order, and two batches in flight
+   * would otherwise deadlock).
+   */
+  together?: { lock: (trx: Transaction<DB>, keys: number[]) => Promise<void> };
 }
 
 /** Writes the rows pieces queued for it (Batch.add): once per batch, all of them, before the commit. */
@@ -95,6 +103,7 @@ export class GroupCommit<DB> {
   private readonly windowMs: number;
   private readonly concurrency: number;
   private readonly onBatch?: (pieces: number) => void;
+  private readonly together?: GroupCommitOptions<DB>['together'];
   private inFlight = 0;
   private waiting = false;
   private closed = false;
@@ -102,12 +111,13 @@ export class GroupCommit<DB> {
 
   constructor(
     private readonly db: Kysely<DB>,
-    opts: GroupCommitOptions = {},
+    opts: GroupCommitOptions<DB> = {},
   ) {
     this.maxItems = Math.max(1, opts.maxItems ?? 64);
     this.windowMs = Math.max(0, opts.windowMs ?? 0);
     this.concurrency = Math.max(1, opts.concurrency ?? 1);
     this.onBatch = opts.onBatch;
+    this.together = opts.together;
   }
 
   /** Runs `work` in the next batch; settles after that batch committed (or with the work's own error). */
@@ -166,10 +176,9 @@ export class GroupCommit<DB> {
 
   private async commit(items: Item<DB>[]): Promise<Outcome[]> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const out: Outcome[] = [];
+      return await this.transaction(items, async (trx) => {
         const batch = new Batch<DB>();
-        for (const item of items) out.push({ ok: true, value: await item.work(trx, batch) });
+        const out = this.together ? await allTogether(items, trx, batch) : await oneAfterAnother(items, trx, batch);
         await batch.write(trx);
         return out;
       });
@@ -179,7 +188,7 @@ export class GroupCommit<DB> {
     }
     let out: (Outcome | null)[];
     try {
-      out = await this.db.transaction().execute(async (trx) => {
+      out = await this.transaction(items, async (trx) => {
         const each: (Outcome | null)[] = [];
         const batch = new Batch<DB>();
         for (const item of items) {
@@ -207,6 +216,17 @@ export class GroupCommit<DB> {
     return out as Outcome[];
   }
 
+  /** A transaction for these pieces: first their rows locked in key order, when they start together. */
+  private transaction<T>(items: Item<DB>[], body: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const together = this.together;
+    if (!together) return this.db.transaction().execute(body);
+    const keys = [...new Set(items.map((i) => i.key))].sort((a, b) => a - b);
+    return this.db.transaction().execute(async (trx) => {
+      await together.lock(trx, keys);
+      return body(trx);
+    });
+  }
+
   /** Every piece in a transaction of its own, one after the other. */
   private async eachAlone(items: Item<DB>[]): Promise<Outcome[]> {
     const out: Outcome[] = [];
@@ -219,7 +239,7 @@ export class GroupCommit<DB> {
     if (failed instanceof SinkFailure) failed = failed.error;
     if (failed !== undefined && !isDeadlock(failed)) return { ok: false, error: failed };
     try {
-      const value = await this.db.transaction().execute(async (trx) => {
+      const value = await this.transaction([item], async (trx) => {
         const batch = new Batch<DB>();
         const v = await item.work(trx, batch);
         await batch.write(trx);
@@ -230,4 +250,21 @@ export class GroupCommit<DB> {
       return { ok: false, error: error instanceof SinkFailure ? error.error : error };
     }
   }
+}
+
+async function oneAfterAnother<DB>(items: Item<DB>[], trx: Transaction<DB>, batch: Batch<DB>): Promise<Outcome[]> {
+  const out: Outcome[] = [];
+  for (const item of items) out.push({ ok: true, value: await item.work(trx, batch) });
+  return out;
+}
+
+/**
+ * Starts every piece at once and waits for all of them; when one failed, throws (a deadlock first, which the
+ * caller treats differently), so the transaction is rolled back.
+ */
+async function allTogether<DB>(items: Item<DB>[], trx: Transaction<DB>, batch: Batch<DB>): Promise<Outcome[]> {
+  const settled = await Promise.allSettled(items.map((item) => item.work(trx, batch)));
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length) throw failures.find(isDeadlock) ?? failures[0];
+  return settled.map((s) => ({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value }));
 }
