@@ -13,10 +13,13 @@ import { insertToken } from '../../src/edge/customers/tokens/store.js';
 import { settleRun } from '../../src/edge/runs/settle.js';
 
 // The statements a call's ledger work sends (issue 33: on PostgreSQL and MySQL each one is a round trip), besides
-// its batch's BEGIN and COMMIT: pinned, so that one more per call is a decision, not an accident.
-const PER_CALL = { postgres: { reservation: 2, settlement: 2 }, sqlite: { reservation: 4, settlement: 6 }, mysql: { reservation: 4, settlement: 6 } };
-// An account user's call also locks its token (before the wallet) and holds and settles on it.
-const PER_TOKEN_CALL = { postgres: { reservation: 3, settlement: 3 }, sqlite: { reservation: 6, settlement: 8 }, mysql: { reservation: 6, settlement: 8 } };
+// its batch's BEGIN and COMMIT: pinned, so that one more per call is a decision, not an accident. On PostgreSQL
+// a batch first locks its owners' wallets (one statement), then its pieces' holds are one statement, their
+// settlements another, and their rows one INSERT.
+const PER_CALL = { postgres: { reservation: 3, settlement: 3 }, sqlite: { reservation: 4, settlement: 6 }, mysql: { reservation: 4, settlement: 6 } };
+// An account user's call also locks its token and holds and settles on it (on PostgreSQL: the token's lock, and
+// a second settlement statement once it is locked).
+const PER_TOKEN_CALL = { postgres: { reservation: 4, settlement: 4 }, sqlite: { reservation: 6, settlement: 8 }, mysql: { reservation: 6, settlement: 8 } };
 
 eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
   let s: EdgeServer;
@@ -60,11 +63,33 @@ eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
     const row = await s.ctx.db.selectFrom('edge_tokens').select(['remain_quota', 'used_quota']).where('id', '=', tokenId).executeTakeFirstOrThrow();
     assert.deepEqual([Number(row.remain_quota), Number(row.used_quota)], [100_000 - 7, 7], 'the token was held on and settled');
 
-    // Eight at once share a batch: their runs and their events are one INSERT each, one INSERT for both on PostgreSQL.
+    // Eight of one owner at once share a batch: their runs and their events are one INSERT each, one INSERT for
+    // both on PostgreSQL, where one wallet's holds (and charges) are a statement each, one after the other.
     const ids = Array.from({ length: 8 }, () => uuidV7());
-    const [holds, charges, inserts] = v.name === 'postgres' ? [1, 1, 1] : [2, 4, 2];
-    assert.equal(await counted(() => Promise.all(ids.map((id) => reserve(id)))), 8 * holds + inserts);
-    assert.equal(await counted(() => Promise.all(ids.map((id) => settleRun(ctx, id, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId)))), 8 * charges + inserts);
+    const [lock, holds, charges, inserts] = v.name === 'postgres' ? [1, 1, 1, 1] : [0, 2, 4, 2];
+    assert.equal(await counted(() => Promise.all(ids.map((id) => reserve(id)))), lock + 8 * holds + inserts);
+    assert.equal(await counted(() => Promise.all(ids.map((id) => settleRun(ctx, id, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId)))), lock + 8 * charges + inserts);
+
+    // Eight owners at once: on PostgreSQL their eight holds are one statement, and their eight charges another.
+    const owners: { ownerId: number; keyId: string; runId: string }[] = [];
+    for (let i = 0; i < 8; i++) {
+      const keyId = parseCredential(await s.issueKey(`counted-${i}`))!.keyId;
+      assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', `counted-${i}`, '--amount', '1000')).error, null);
+      owners.push({ ownerId: await ownerIdOf(s, `counted-${i}`), keyId, runId: uuidV7() });
+    }
+    await call(); // the new owners: which have webhook endpoints is read again
+    const [together, alone] = v.name === 'postgres' ? [1, 0] : [0, 1];
+    const reserveOf = (o: (typeof owners)[number]) => {
+      const now = Date.now();
+      const run = { run_id: o.runId, request_id: 'eight', owner_id: o.ownerId, key_id: o.keyId, input: '', api_version: 'v1', status: 'running' as const, traceparent: null, created_at: now, kind: 'sync' as const, format: 'chat', started_at: now, deadline_at: now + 60_000 };
+      return ledger.write(o.ownerId, (trx, batch) => reserveRun(trx, batch, model, run));
+    };
+    assert.equal(await counted(() => Promise.all(owners.map(reserveOf))), lock + together + 8 * alone * holds + inserts);
+    assert.equal(await counted(() => Promise.all(owners.map((o) => settleRun(ctx, o.runId, { status: 'succeeded', cost: 7, source: 'sync' }, o.ownerId)))), lock + together + 8 * alone * charges + inserts);
+    for (const o of owners) {
+      const w = await s.ctx.db.selectFrom('edge_wallets').select(['balance', 'reserved']).where('owner_id', '=', o.ownerId).executeTakeFirstOrThrow();
+      assert.deepEqual([Number(w.balance), Number(w.reserved)], [1000 - 7, 0], 'each wallet held and charged once');
+    }
     await ledger.close();
   });
 });

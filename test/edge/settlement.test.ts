@@ -94,13 +94,13 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
     const snapshot = async (runId: string) => ({ wallet: await walletOf(s, 'cap'), run: await runRow(s, runId), settlements: await settlementsOf(s, runId), events: await eventsOfRun(s, runId), outbox: Number((await s.ctx.db.selectFrom('edge_outbox').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n) });
     const before = await snapshot(done.runId);
     assert.equal(before.run.status, 'succeeded');
+    const ownerId = await ownerIdOf(s, 'cap');
     for (const source of ['worker', 'reconcile', 'cancel'] as const) {
-      assert.deepEqual(await settleRun(s.ctx, done.runId, { status: 'failed', cost: 77, error: { code: 'x', message: 'again' }, source }), { applied: false, status: 'succeeded', charged: CHAT_COST });
+      assert.deepEqual(await settleRun(s.ctx, done.runId, { status: 'failed', cost: 77, error: { code: 'x', message: 'again' }, source }, ownerId), { applied: false, status: 'succeeded', charged: CHAT_COST });
     }
     assert.deepEqual(await snapshot(done.runId), before);
 
     // A started sync call, settled by three at once (say the stream's end, a reconcile and a retry).
-    const ownerId = await ownerIdOf(s, 'cap');
     const model = (await modelOf(s.ctx.db, 'gpt-4o'))!;
     const runId = crypto.randomUUID();
     const now = Date.now();
@@ -108,7 +108,7 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
       reserveRun(trx, batch, model, { run_id: runId, request_id: 'many-settlers', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }),
     );
     const w0 = await walletOf(s, 'cap');
-    const outcomes = await Promise.all([11, 22, 33].map((cost) => settleRun(s.ctx, runId, { status: 'succeeded', cost, source: 'sync' })));
+    const outcomes = await Promise.all([11, 22, 33].map((cost) => settleRun(s.ctx, runId, { status: 'succeeded', cost, source: 'sync' }, ownerId)));
     const applied = outcomes.filter((o) => o.applied);
     assert.equal(applied.length, 1);
     const charged = applied[0]!.charged;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { dialectOf, locksRows } from '../../kit/db/index.js';
 import { insertRows } from '../../kit/db/insert-rows.js';
 import { prepared } from '../../kit/db/prepared.js';
+import { combined } from '../../kit/db/combined.js';
 import { FINAL_STATUSES, type EdgeDB, type EdgeRunTable } from '../db.js';
 import type { Db } from '../keys/store.js';
 import { lockedTokenQuota, settleOnToken } from '../customers/tokens/store.js';
@@ -38,22 +39,25 @@ export type TokenQuota = NonNullable<Awaited<ReturnType<typeof lockedTokenQuota>
  * locked (the token before the wallet, as reservations take them): without `token` the run is answered with
  * its token's quota, locked; with it (the token's cap and the run as the first call answered it), the run is
  * charged and the token settled (settleOnToken).
- * On PostgreSQL each call is one statement, one round trip (the same rule, written in SQL); elsewhere a token's
- * run is not read again.
+ * `ownerId` is the run's owner (on PostgreSQL it decides which settlements share a statement). On PostgreSQL each call is one statement, shared with the batch's other pieces
+ * (the same rule, written in SQL); elsewhere a token's run is not read again.
  */
-export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { cap: number; run: RunToSettle }): Promise<{ run?: RunToSettle; charge?: Charge; token?: TokenQuota | null }> {
+export async function chargeRun(trx: Db, runId: string, ownerId: number, end: Ending, token?: { cap: number; run: RunToSettle }): Promise<{ run?: RunToSettle; charge?: Charge; token?: TokenQuota | null }> {
   const capGiven = token !== undefined;
   const cap = token?.cap ?? Number.MAX_SAFE_INTEGER;
   const updatedAt = Math.floor(end.finishedAt / 1000);
   const served = end.status === 'succeeded' ? 1 : 0;
   if (dialectOf(trx) === 'postgres') {
     const e = end;
-    const row = (await settleInOneStatement(trx, runId, capGiven ? 1 : 0, e.cost, cap, e.status, e.promptTokens, e.completionTokens, e.output, e.errorCode, e.errorMessage, e.finishedAt, updatedAt, served)).rows[0];
-    if (!row) return {};
+    const row = await settleTogether(trx, {
+      owner: ownerId, run_id: runId, cap_given: capGiven ? 1 : 0, cost: e.cost, cap, status: e.status, prompt_tokens: e.promptTokens, completion_tokens: e.completionTokens,
+      output: e.output, error_code: e.errorCode, error_message: e.errorMessage, finished_at: e.finishedAt, updated_at: updatedAt, served,
+    });
+    if (row.run_id === null) return {};
     const run: RunToSettle = { run_id: row.run_id, owner_id: Number(row.owner_id), reserved_amount: Number(row.reserved_amount), status: row.status, revision: Number(row.revision), token_id: Number(row.token_id), request_id: row.request_id, traceparent: row.traceparent, cost: Number(row.cost) };
     const quota = row.token_remain === null ? null : { remain: Number(row.token_remain), unlimited: Number(row.token_unlimited) === 1 };
     if (!chargeable(run, capGiven)) return { run, token: quota };
-    if (Number(row.finished) !== 1 || row.wallet_id === null) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
+    if (!row.finished || row.wallet_id === null) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
     return { run, charge: { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.wallet_reserved), revision: Number(row.wallet_revision) }, charged: Number(row.charged) } };
   }
   const lock = locksRows(dialectOf(trx));
@@ -61,14 +65,14 @@ export async function chargeRun(trx: Db, runId: string, end: Ending, token?: { c
   if (!run || FINAL_STATUSES.includes(run.status)) return { run };
   const tokenId = Number(run.token_id);
   if (!chargeable(run, capGiven)) return { run, token: await lockedTokenQuota(trx, tokenId) };
-  const ownerId = Number(run.owner_id);
+  const owner = Number(run.owner_id);
   const reserved = Number(run.reserved_amount);
-  const wallet = await walletOf(trx, ownerId, lock);
-  if (!wallet) throw new Error(`settle: owner ${ownerId} has no wallet`);
+  const wallet = await walletOf(trx, owner, lock);
+  if (!wallet) throw new Error(`settle: owner ${owner} has no wallet`);
   const spare = Math.max(0, Number(wallet.balance) - Number(wallet.reserved));
   const charged = Math.max(0, Math.min(end.cost, cap, reserved + spare));
-  const updated = await chargeWallet(trx, charged, reserved, updatedAt, served || charged > 0 ? 1 : 0, ownerId);
-  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${ownerId} not updated`);
+  const updated = await chargeWallet(trx, charged, reserved, updatedAt, served || charged > 0 ? 1 : 0, owner);
+  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new Error(`settle: wallet of owner ${owner} not updated`);
   const e = end;
   await finishRun(trx, e.status, Number(run.revision) + 1, charged, e.promptTokens, e.completionTokens, e.output, e.errorCode, e.errorMessage, e.finishedAt, runId);
   if (tokenId) await settleOnToken(trx, tokenId, reserved, charged, updatedAt);
@@ -116,34 +120,63 @@ const finishRun = prepared(
       .where('run_id', '=', runId),
 );
 
-type SettledRow = RunToSettle & { wallet_id: string | null; balance: number; wallet_reserved: number; wallet_revision: number; charged: number; finished: number; token_remain: number | null; token_unlimited: number | null };
+type SettledRow = RunToSettle & { run_id: string | null; wallet_id: string | null; balance: number; wallet_reserved: number; wallet_revision: number; charged: number; finished: boolean; token_remain: number | null; token_unlimited: number | null };
 
-// chargeRun on PostgreSQL: r locks and reads the run, tq its token while the run is not final, w its owner's
-// wallet when the run is chargeable (go), c works out the charge, u ends the run, v charges the wallet and tk
-// settles the token (data-modifying CTEs, all in this statement). A token's run is chargeable only on the second
-// call (capGiven), so its token is locked (first call) before its wallet (second).
-const settleInOneStatement = prepared(
-  (db: Db, runId: string, capGiven: number, cost: number, cap: number, status: string, promptTokens: number, completionTokens: number, output: string | null, errorCode: string | null, errorMessage: string | null, finishedAt: number, updatedAt: number, served: number) => ({
-    compile: () =>
-      sql<SettledRow>`with r as (select run_id, owner_id, reserved_amount, status, revision, token_id, request_id, traceparent, cost from edge_runs where run_id = ${runId} for update),
-        tq as (select edge_tokens.remain_quota, edge_tokens.unlimited_quota from edge_tokens join r on edge_tokens.id = r.token_id
-               where r.token_id <> 0 and r.status not in ('succeeded', 'failed', 'cancelled') for update of edge_tokens),
-        go as (select * from r where status not in ('succeeded', 'failed', 'cancelled') and (token_id = 0 or ${capGiven}::int = 1)),
-        w as (select edge_wallets.owner_id, balance, reserved from edge_wallets join go on edge_wallets.owner_id = go.owner_id for update of edge_wallets),
-        c as (select greatest(0, least(${cost}::bigint, ${cap}::bigint, go.reserved_amount + greatest(0, w.balance - w.reserved))) as charged from w, go),
-        u as (update edge_runs set status = ${status}, revision = go.revision + 1, cost = c.charged, prompt_tokens = ${promptTokens}, completion_tokens = ${completionTokens},
-                output = ${output}, error_code = ${errorCode}, error_message = ${errorMessage}, finished_at = ${finishedAt}, lease_owner = null, lease_until = null
-              from go, c where edge_runs.run_id = go.run_id returning 1),
+interface SettleAsked {
+  owner: number;
+  run_id: string;
+  cap_given: number;
+  cost: number;
+  cap: number;
+  status: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  output: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  finished_at: number;
+  updated_at: number;
+  served: number;
+}
+
+// chargeRun on PostgreSQL, for the settlements of the pieces of a ledger batch that start together, one
+// statement for all of them (combined(): one owner at most once in it; its wallet already locked by the batch,
+// runs/ledger.ts): r locks and reads each run, tq its token while the run is not final, w its owner's wallet
+// when the run is chargeable (go), c works out the charge, u ends the run, v charges the wallet and tk settles
+// the token (data-modifying CTEs). A token's run is chargeable only on the second call (cap_given), so its
+// token is locked (first call) before it is charged (second). Rows are found and changed as in the hold
+// (wallets/store.ts): by their key for each input, then by their ctid (locked).
+const settleStatement = prepared((db: Db, asked: string) => ({
+  compile: () =>
+    sql<SettledRow & { i: number }>`with x as (select * from json_to_recordset(${asked}::json) as x(i int, run_id text, cap_given int, cost bigint, cap bigint, status text,
+          prompt_tokens bigint, completion_tokens bigint, output text, error_code text, error_message text, finished_at bigint, updated_at bigint, served int)),
+        r as (select x.i, l.* from x cross join lateral (select ctid as tid, run_id, owner_id, reserved_amount, status, revision, token_id, request_id, traceparent, cost
+                from edge_runs where run_id = x.run_id for update) l),
+        tq as (select r.i, l.* from r cross join lateral (select ctid as tid, remain_quota, unlimited_quota from edge_tokens where id = r.token_id for update) l
+               where r.token_id <> 0 and r.status not in ('succeeded', 'failed', 'cancelled')),
+        go as (select r.*, x.cost as asked, x.cap from r join x on x.i = r.i where r.status not in ('succeeded', 'failed', 'cancelled') and (r.token_id = 0 or x.cap_given = 1)),
+        w as (select go.i, l.* from go cross join lateral (select ctid as tid, balance, reserved from edge_wallets where owner_id = go.owner_id for update) l),
+        c as (select go.i, greatest(0, least(go.asked, go.cap, go.reserved_amount + greatest(0, w.balance - w.reserved))) as charged from go join w on w.i = go.i),
+        u as (update edge_runs set status = x.status, revision = go.revision + 1, cost = c.charged, prompt_tokens = x.prompt_tokens, completion_tokens = x.completion_tokens,
+                output = x.output, error_code = x.error_code, error_message = x.error_message, finished_at = x.finished_at, lease_owner = null, lease_until = null
+              from go join c on c.i = go.i join x on x.i = go.i where edge_runs.ctid = any(array(select tid from go)) and edge_runs.ctid = go.tid returning go.i),
         v as (update edge_wallets set balance = edge_wallets.balance - c.charged, reserved = edge_wallets.reserved - go.reserved_amount, revision = edge_wallets.revision + 1,
-                updated_at = ${updatedAt}, used_quota = edge_wallets.used_quota + c.charged,
-                request_count = edge_wallets.request_count + case when ${served}::int = 1 or c.charged > 0 then 1 else 0 end
-              from w, c, go where edge_wallets.owner_id = w.owner_id
-              returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision),
-        tk as (update edge_tokens set remain_quota = edge_tokens.remain_quota + go.reserved_amount - c.charged, used_quota = edge_tokens.used_quota + c.charged,
-                accessed_time = ${updatedAt}
-              from go, c where go.token_id <> 0 and edge_tokens.id = go.token_id returning 1)
-      select r.*, v.wallet_id, v.balance, v.reserved as wallet_reserved, v.revision as wallet_revision, c.charged, (select count(*) from u) as finished,
+                updated_at = x.updated_at, used_quota = edge_wallets.used_quota + c.charged,
+                request_count = edge_wallets.request_count + case when x.served = 1 or c.charged > 0 then 1 else 0 end
+              from w join go on go.i = w.i join c on c.i = w.i join x on x.i = w.i where edge_wallets.ctid = any(array(select tid from w)) and edge_wallets.ctid = w.tid
+              returning w.i, edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision),
+        tg as (select go.i, go.reserved_amount, l.tid from go cross join lateral (select ctid as tid from edge_tokens where id = go.token_id) l where go.token_id <> 0),
+        tk as (update edge_tokens set remain_quota = edge_tokens.remain_quota + tg.reserved_amount - c.charged, used_quota = edge_tokens.used_quota + c.charged,
+                accessed_time = x.updated_at
+              from tg join c on c.i = tg.i join x on x.i = tg.i where edge_tokens.ctid = any(array(select tid from tg)) and edge_tokens.ctid = tg.tid returning 1)
+      select x.i, r.run_id, r.owner_id, r.reserved_amount, r.status, r.revision, r.token_id, r.request_id, r.traceparent, r.cost,
+        v.wallet_id, v.balance, v.reserved as wallet_reserved, v.revision as wallet_revision, c.charged, u.i is not null as finished,
         tq.remain_quota as token_remain, tq.unlimited_quota as token_unlimited
-      from r left join v on true left join c on true left join tq on true`.compile(db),
-  }),
+      from x left join r on r.i = x.i left join v on v.i = x.i left join c on c.i = x.i left join u on u.i = x.i left join tq on tq.i = x.i
+      order by x.i`.compile(db),
+}));
+
+const settleTogether = combined(
+  async (trx: Db, asked: SettleAsked[]): Promise<SettledRow[]> => (await settleStatement(trx, JSON.stringify(asked.map(({ owner: _, ...a }, i) => ({ i, ...a }))))).rows,
+  (asked) => asked.owner,
 );

@@ -32,7 +32,7 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
 /**
  * Ends a run and settles its reservation, exactly once per run id, in one piece of a ledger batch (one
  * transaction, shared with concurrent reservations and settlements: runs/ledger.ts; `ownerId`, the run's
- * owner, orders it in its batch; 0 when the caller does not know it): the wallet is charged
+ * owner, orders it in its batch): the wallet is charged
  * the run's cost — its reservation, and beyond it (an upstream that answered more than the relay asked for,
  * or the model's overdraft) what the available balance has (never below zero, never another run's
  * reservation) — and the rest of the reservation is released; the run gets its final state; a
@@ -44,10 +44,10 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
  * settlement of the same run, concurrent or later, finds the run final under its row lock and changes nothing.
  * Resolves once the settlement committed: a synchronous call's answer ends only after that (calls/service.ts).
  */
-export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, ownerId = 0): Promise<Settlement> {
+export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, ownerId: number): Promise<Settlement> {
   let s: Settlement & { reserved?: number };
   try {
-    s = await ctx.ledger.write(ownerId, (trx, batch) => settleOnce(trx, batch, runId, o));
+    s = await ctx.ledger.write(ownerId, (trx, batch) => settleOnce(trx, batch, runId, ownerId, o));
   } catch (e) {
     try {
       // The settlement row's key: another process settled the run between our read and our write.
@@ -65,10 +65,10 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, 
 }
 
 /** One settlement, a piece of a ledger batch: it may run more than once before its commit (runs/ledger.ts). */
-async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
+async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, ownerId: number, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
   const now = Date.now();
   const end: Ending = { status: o.status, cost: Math.round(o.cost), promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, output: o.output ?? null, errorCode: o.error?.code ?? null, errorMessage: o.error?.message.slice(0, 2000) ?? null, finishedAt: now };
-  const { run, charge: untokened, token } = await chargeRun(trx, runId, end);
+  const { run, charge: untokened, token } = await chargeRun(trx, runId, ownerId, end);
   let charge = untokened;
   if (!run) throw new Error(`settle: run ${runId} does not exist`);
   if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
@@ -76,7 +76,7 @@ async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, o: RunOu
   if (!charge) {
     // A token's run: the first call locked the token before the wallet, in the reservation's order
     // (runs/reserve.ts); a limited token is never charged beyond its hold and what it has left.
-    ({ charge } = await chargeRun(trx, runId, end, { cap: token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER, run }));
+    ({ charge } = await chargeRun(trx, runId, ownerId, end, { cap: token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER, run }));
     if (!charge) throw new Error(`settle: run ${runId} not charged`);
   }
   const { wallet: after, charged } = charge;

@@ -4,6 +4,7 @@ import { dialectOf, locksRows } from '../../kit/db/index.js';
 import type { Db } from '../keys/store.js';
 import { nowSeconds } from '../db.js';
 import { prepared } from '../../kit/db/prepared.js';
+import { combined } from '../../kit/db/combined.js';
 import { holdFromToken, tokenExhausted } from '../customers/tokens/store.js';
 
 // Every reservation runs these (see prepared()).
@@ -28,20 +29,41 @@ export interface WalletAfter {
 /** Tries of a hold whose conditional update lost a race with another reservation of the same wallet. */
 const HOLD_TRIES = 3;
 
-// PostgreSQL: the hold in one statement, one round trip: the CTE locks and reads the wallet, the update takes
-// up to `wanted` of its available part when that covers `floor`; no row when it does not. With a token (its row
-// already locked by the caller, before the wallet), t takes the same amount off its remain_quota (a limited
-// token's only while it has that much left: token_taken 0 otherwise).
-const holdInOneStatement = prepared((db: Db, ownerId: number, wanted: number, floor: number, now: number, tokenId: number, tokenLimited: number) => ({
+interface HoldAsked {
+  owner_id: number;
+  wanted: number;
+  floor: number;
+  token_id: number;
+  token_limited: number;
+}
+
+type HoldRow = WalletAfter & { amount: number | null; available: number | null; token_taken: boolean };
+
+// PostgreSQL: the holds of the pieces of a ledger batch that start together, one statement for all of them
+// (combined(): one owner at most once in it). w locks and reads each wallet (already locked by the batch,
+// runs/ledger.ts), h takes up to `wanted` of its available part where that covers `floor` (no row otherwise),
+// t takes the same amount off the token's remain_quota (a limited token's only while it has that much left:
+// token_taken false otherwise; its row was locked by the caller). Each row is found by its key for each input
+// (lateral) and changed by its ctid (the row stays locked): joined to the input as a set, the planner (which
+// takes the input for 100 rows) would scan whole tables, in a plan kept for the connection's life.
+const holdStatement = prepared((db: Db, asked: string, now: number) => ({
   compile: () =>
-    sql<WalletAfter & { amount: number; token_taken: number }>`with w as (select owner_id, balance - reserved as available from edge_wallets where owner_id = ${ownerId} for update),
-      h as (update edge_wallets set reserved = edge_wallets.reserved + least(${wanted}, w.available), revision = edge_wallets.revision + 1, updated_at = ${now}
-        from w where edge_wallets.owner_id = w.owner_id and w.available >= ${floor}
-        returning edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision, least(${wanted}, w.available) as amount),
-      t as (update edge_tokens set remain_quota = edge_tokens.remain_quota - h.amount from h
-        where edge_tokens.id = ${tokenId} and (${tokenLimited}::int = 0 or edge_tokens.remain_quota >= h.amount) returning 1)
-    select h.*, (select count(*) from t) as token_taken from h`.compile(db),
+    sql<HoldRow & { i: number }>`with x as (select * from json_to_recordset(${asked}::json) as x(i int, owner_id bigint, wanted bigint, floor bigint, token_id bigint, token_limited int)),
+      w as (select x.i, l.tid, l.available from x cross join lateral (select ctid as tid, balance - reserved as available from edge_wallets where owner_id = x.owner_id for update) l),
+      h as (update edge_wallets set reserved = edge_wallets.reserved + least(x.wanted, w.available), revision = edge_wallets.revision + 1, updated_at = ${now}
+        from w join x on x.i = w.i where edge_wallets.ctid = any(array(select tid from w)) and edge_wallets.ctid = w.tid and w.available >= x.floor
+        returning x.i, edge_wallets.wallet_id, edge_wallets.balance, edge_wallets.reserved, edge_wallets.revision, least(x.wanted, w.available) as amount, x.token_id, x.token_limited),
+      tt as (select h.i, h.amount, h.token_limited, l.tid, l.remain_quota from h cross join lateral (select ctid as tid, remain_quota from edge_tokens where id = h.token_id) l where h.token_id <> 0),
+      t as (update edge_tokens set remain_quota = edge_tokens.remain_quota - tt.amount from tt
+        where edge_tokens.ctid = any(array(select tid from tt)) and edge_tokens.ctid = tt.tid and (tt.token_limited = 0 or tt.remain_quota >= tt.amount) returning tt.i)
+    select x.i, h.wallet_id, h.balance, h.reserved, h.revision, h.amount, w.available, h.i in (select i from t) as token_taken
+    from x left join h on h.i = x.i left join w on w.i = x.i order by x.i`.compile(db),
 }));
+
+const holdTogether = combined(
+  async (trx: Db, asked: HoldAsked[]): Promise<HoldRow[]> => (await holdStatement(trx, JSON.stringify(asked.map((a, i) => ({ i, ...a }))), nowSeconds())).rows,
+  (asked) => asked.owner_id,
+);
 
 /** A token a call holds on too: its row locked (lockedTokenQuota), whether it is limited. */
 export interface HeldToken {
@@ -53,17 +75,15 @@ export interface HeldToken {
  * Holds up to `wanted` of the owner's available balance (balance - reserved), when that covers `floor`:
  * answers the wallet after the change and the amount held, or what was available when it did not cover
  * `floor`. Concurrent holds never overdraw: the row is locked, and the update is conditional. With `token`,
- * the amount held is also taken off the token (holdFromToken's rule; on PostgreSQL in the same statement).
+ * the amount held is also taken off the token (holdFromToken's rule; on PostgreSQL in the same statement,
+ * shared with the holds of the batch's other pieces).
  */
 export async function holdOnWallet(trx: Db, ownerId: number, wanted: number, floor: number, token?: HeldToken): Promise<{ wallet: WalletAfter; amount: number } | { available: number }> {
   if (dialectOf(trx) === 'postgres') {
-    const r = (await holdInOneStatement(trx, ownerId, wanted, floor, nowSeconds(), token?.id ?? 0, token && !token.unlimited ? 1 : 0)).rows[0];
-    if (r) {
-      if (token && Number(r.token_taken) !== 1) throw tokenExhausted(Number(r.amount));
-      return { wallet: { wallet_id: r.wallet_id, balance: Number(r.balance), reserved: Number(r.reserved), revision: Number(r.revision) }, amount: Number(r.amount) };
-    }
-    const w = await walletOf(trx, ownerId);
-    return { available: w ? Number(w.balance) - Number(w.reserved) : 0 };
+    const r = await holdTogether(trx, { owner_id: ownerId, wanted, floor, token_id: token?.id ?? 0, token_limited: token && !token.unlimited ? 1 : 0 });
+    if (r.amount === null) return { available: Number(r.available ?? 0) };
+    if (token && !r.token_taken) throw tokenExhausted(Number(r.amount));
+    return { wallet: { wallet_id: r.wallet_id, balance: Number(r.balance), reserved: Number(r.reserved), revision: Number(r.revision) }, amount: Number(r.amount) };
   }
   for (let i = 0; ; i++) {
     const w = await walletOf(trx, ownerId, locksRows(dialectOf(trx)));
@@ -78,6 +98,18 @@ export async function holdOnWallet(trx: Db, ownerId: number, wanted: number, flo
     }
     if (i + 1 >= HOLD_TRIES) return { available };
   }
+}
+
+const walletsInOrder = prepared((db: Db, ownerIds: number[]) => ({
+  compile: () => sql`select 1 from edge_wallets where owner_id = any(${ownerIds}::bigint[]) order by owner_id for update`.compile(db),
+}));
+
+/**
+ * Locks the wallets of these owners until the transaction ends, in owner order (PostgreSQL: a ledger batch's
+ * first statement, runs/ledger.ts).
+ */
+export async function lockWallets(trx: Db, ownerIds: number[]): Promise<void> {
+  await walletsInOrder(trx, ownerIds);
 }
 
 /** The owner's wallet; with `lock`, its row locked until the transaction ends (where the database locks rows). */
