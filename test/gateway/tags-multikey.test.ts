@@ -76,6 +76,23 @@ eachDatabase('gateway tags, abilities repair and multi-key', (v) => {
     await assertAbilitiesConsistent(s);
   });
 
+  test('G18 with several G03 at the same moment, rounds over: every write succeeds, the index ends consistent', async () => {
+    // Many abilities per channel widen the window in which a G03 holds its channel and a G18 step
+    // reaches that channel's abilities (a MySQL deadlock that answered 500 before).
+    const models = Array.from({ length: 200 }, (_, i) => `fx${i}`).join(',');
+    const ids = (await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, name: 'fixrace', models, key: 'f1\nf2\nf3\nf4' } })).json.data.ids as number[];
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (let round = 0; round < 10; round++) {
+      await s.ctx.db.insertInto('abilities').values({ group: 'g', model: 'm', channel_id: 999999, enabled: 1, priority: 0, weight: 0, tag: null }).execute();
+      // Spread over the repair's few tens of milliseconds, so some land on each of its steps.
+      const writes = Array.from({ length: 12 }, (_, i) => pause(i * 2 + (round % 2)).then(() => admin.put('/api/channel/', { id: ids[i % ids.length], models: `${models},r${round}w${i}` })));
+      const answers = await Promise.all([admin.post('/api/channel/fix'), ...writes]);
+      for (const a of answers) assert.equal(a.status, 200, `round ${round}: ${a.text}`);
+    }
+    await assertAbilitiesConsistent(s);
+    assert.equal((await root.post('/api/channel/batch', { ids })).status, 200);
+  });
+
   test('concurrent writes of every kind leave the abilities index consistent', async () => {
     const ids = (await root.post('/api/channel/', { mode: 'batch', channel: { type: 1, name: 'race', tag: 'race', models: 'a,b', group: 'default,vip', key: 'r1\nr2\nr3\nr4\nr5\nr6' } })).json.data.ids as number[];
     const ops: Promise<unknown>[] = [];

@@ -4,6 +4,7 @@ import { audit, type Actor } from '../audit/store.js';
 import type { GatewayContext } from '../context.js';
 import { sql } from 'kysely';
 import { releaseLease, tryLease } from '../leases.js';
+import { readOffThread } from '../../kit/db/read-thread.js';
 import { abilityRows, ensureRoutingIndex, idChunks, lockable, rebuildAbilities, type Db } from './store.js';
 import type { AbilityTable } from '../db.js';
 import { groupText, normalizeJson, validateLength, validateLists } from './validate.js';
@@ -153,16 +154,38 @@ export class BulkService {
         rewritten += chunk.rewritten;
         success += chunk.n;
       }
-      const orphans = await transactionWithRetry(db, (trx) =>
-        trx.deleteFrom('abilities').where('channel_id', 'not in', (eb) => eb.selectFrom('channels').select('id')).executeTakeFirst(),
-      );
+      const orphans = await this.removeOrphans();
       fails = 0;
-      await audit(db, actor, 'G18', null, { success, rewritten, orphans_removed: Number(orphans.numDeletedRows) });
+      await audit(db, actor, 'G18', null, { success, rewritten, orphans_removed: orphans });
     } finally {
       if (build) await ensureRoutingIndex(db);
       await releaseLease(db, 'fix_lock');
     }
     return { success, fails };
+  }
+
+  /**
+   * Deletes the abilities of channels that no longer exist; answers how many. The candidates are read
+   * without locks, then each slice's channel ids are locked before its abilities are deleted: channels
+   * first, as every channel write takes them. (One DELETE … WHERE channel_id NOT IN (SELECT id FROM
+   * channels) on MySQL locks each abilities row it scans, then the channel row in share mode: the
+   * opposite order, which deadlocked with a concurrent G03 and held the whole table meanwhile.)
+   */
+  private async removeOrphans(): Promise<number> {
+    const db = this.ctx.db;
+    const q = db.selectFrom('abilities').select('channel_id').distinct().where('channel_id', 'not in', (eb) => eb.selectFrom('channels').select('id'));
+    const ids = (await readOffThread(db, q)).map((r) => Number(r.channel_id)).sort((a, b) => a - b);
+    let removed = 0;
+    for (const chunk of idChunks(ids)) {
+      removed += await transactionWithRetry(db, async (trx) => {
+        // A channel created since with one of these ids (an import keeps ids) keeps its abilities.
+        const live = new Set((await this.lockedIds(trx, { ids: chunk })).map((r) => Number(r.id)));
+        const gone = chunk.filter((id) => !live.has(id));
+        if (gone.length === 0) return 0;
+        return Number((await trx.deleteFrom('abilities').where('channel_id', 'in', gone).executeTakeFirst()).numDeletedRows);
+      });
+    }
+    return removed;
   }
 }
 
