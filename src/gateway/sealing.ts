@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { persistentSecret, type Config } from '../config/index.js';
 import { open } from '../kit/crypto/aead.js';
-import { forShare } from '../kit/db/index.js';
+import { forShare, transactionWithRetry } from '../kit/db/index.js';
 import { AppError } from '../kit/http/errors.js';
 import { SECRET_KEY_FILE, type GatewayContext } from './context.js';
 import type { GatewayDB } from './db.js';
@@ -110,9 +110,12 @@ export async function assertSealingKey(ctx: GatewayContext, trx: Kysely<GatewayD
   if (row?.value !== keyFingerprint(ctx.secretKey)) throw new AppError('GATEWAY_SEALING_KEY_CHANGED');
 }
 
-/** A transaction that writes sealed values, checked by assertSealingKey. */
+/**
+ * A transaction that writes sealed values, checked by assertSealingKey; run again when chosen as a
+ * deadlock victim (a G03 meeting another write of the same rows), so `fn` must only write through `trx`.
+ */
 export function sealingTransaction<T>(ctx: GatewayContext, fn: (trx: Kysely<GatewayDB>) => Promise<T>): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return transactionWithRetry(ctx.db, async (trx) => {
     await assertSealingKey(ctx, trx);
     return fn(trx);
   });
