@@ -157,4 +157,6 @@ export const channelErrors = [
   'GATEWAY_SEALING_KEY_CHANGED',
   'IDEMPOTENCY_KEY_INVALID',
   'IDEMPOTENCY_KEY_REUSED',
+  // A write still deadlocked after its retries, or a lock wait that timed out (transactionWithRetry).
+  'SERVICE_UNAVAILABLE',
 ];
