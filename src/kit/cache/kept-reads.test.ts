@@ -18,6 +18,20 @@ test('a found row is kept for its time, then read again; a missing one is never 
   assert.equal(misses, 2);
 });
 
+test('callers missing one key at once share one read; a failed shared read makes each read alone', async () => {
+  const kept = new KeptReads<string, number>(60_000);
+  let reads = 0;
+  const slow = async () => (await sleep(10), ++reads);
+  assert.deepEqual(await Promise.all([kept.get('a', slow), kept.get('a', slow), kept.get('a', slow)]), [1, 1, 1]);
+  assert.equal(reads, 1);
+  let failing = 0;
+  const fails = async () => (await sleep(10), failing++, Promise.reject(new Error('aborted')));
+  const own = async () => 7;
+  const settled = await Promise.allSettled([kept.get('b', fails), kept.get('b', own)]);
+  assert.deepEqual(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)), ['aborted', 7]);
+  assert.equal(failing, 1);
+});
+
 test('forget drops every kept row of every database, and a read that raced it is not kept', async () => {
   const rows = keptPerDatabase<string, string>(60_000);
   const handle = () => {

@@ -24,6 +24,8 @@ export class Forgetting {
  */
 export class KeptReads<K, V> {
   private readonly rows: TtlCache<K, { value: V; stamp: number }>;
+  /** Reads in flight: callers that miss the same key at once share one read (the pieces of a batch, say). */
+  private readonly reading = new Map<K, { stamp: number; value: Promise<V | undefined> }>();
 
   constructor(
     ttlMs: number,
@@ -52,9 +54,18 @@ export class KeptReads<K, V> {
     const stamp = this.stamp();
     const kept = this.rows.get(key);
     if (kept && kept.stamp === stamp) return kept.value;
-    const value = await read();
-    if (value !== undefined && stamp === this.stamp() && this.keeping()) this.rows.set(key, { value, stamp });
-    return value;
+    const shared = this.reading.get(key);
+    // A shared read that failed (its caller's transaction, say) does not fail this caller: it reads itself.
+    if (shared && shared.stamp === stamp) return shared.value.catch(read);
+    const reading = read();
+    this.reading.set(key, { stamp, value: reading });
+    try {
+      const value = await reading;
+      if (value !== undefined && stamp === this.stamp() && this.keeping()) this.rows.set(key, { value, stamp });
+      return value;
+    } finally {
+      if (this.reading.get(key)?.value === reading) this.reading.delete(key);
+    }
   }
 }
 
