@@ -23,8 +23,8 @@ const SERVER_BATCHES = 4;
  * wallets in that order (one statement), then its pieces start together: their holds go as one statement, and
  * their settlements as another (two pieces of one owner in separate statements, in order: kit/db/combined.ts);
  * a token and a run are locked after their owner's wallet. A batch that waits on another's row lock continues
- * after that commit, and a deadlock's victim runs again. So a piece may run more than once: it reads and writes through
- * `trx` only, and whatever else follows (metrics, logs) is done by its caller once the promise settled.
+ * after that commit, and a deadlock's victim runs again. So a piece may run more than once: it reads and writes
+ * through `trx` only, and whatever else follows (metrics, logs) is done by its caller once the promise settled.
  */
 export class LedgerWriter {
   private readonly group: GroupCommit<EdgeDB>;

@@ -23,9 +23,9 @@ export async function servableModel(db: Db, publicModelId: string, field: string
  * caller's output cap when the wallet covers it, else what the wallet has (the relay then caps the output at
  * what the hold pays for). Concurrent reservations never overdraw (holdOnWallet).
  *
- * A call of an account user's token also holds the amount on the token: its row is locked first (so calls of
- * one token take their holds one after the other, and a limited token never lends more than remain_quota:
- * token_quota_exhausted below the minimum), and the hold is at most what it has left.
+ * A call of an account user's token also holds the amount on the token: its row is locked before the hold (so
+ * calls of one token take their holds one after the other, and a limited token never lends more than
+ * remain_quota: token_quota_exhausted below the minimum), and the hold is at most what it has left.
  */
 async function hold(trx: Db, ownerId: number, model: EdgeModelTable, quote: RelayQuote | null, tokenId: number) {
   const floor = Math.max(Number(model.reserve_amount), quote?.minimum ?? 0);

@@ -36,11 +36,13 @@ export type TokenQuota = NonNullable<Awaited<ReturnType<typeof lockedTokenQuota>
  * Locks and reads the run. When it is not final, charges the owner's wallet max(0, min(cost, cap, reserved +
  * the wallet's available part)), releases its reservation and ends the run with that charge as its cost and
  * its revision + 1; answers the run as read and the charge. A run of a token is charged only once its token is
- * locked (the token before the wallet, as reservations take them): without `token` the run is answered with
+ * locked (the token before the wallet, as reservations take them; on PostgreSQL the batch locked the wallet
+ * first, runs/ledger.ts): without `token` the run is answered with
  * its token's quota, locked; with it (the token's cap and the run as the first call answered it), the run is
  * charged and the token settled (settleOnToken).
- * `ownerId` is the run's owner (on PostgreSQL it decides which settlements share a statement). On PostgreSQL each call is one statement, shared with the batch's other pieces
- * (the same rule, written in SQL); elsewhere a token's run is not read again.
+ * `ownerId` is the run's owner (on PostgreSQL it decides which settlements share a statement). On PostgreSQL
+ * each call is one statement, shared with the batch's other pieces (the same rule, written in SQL); elsewhere a
+ * token's run is not read again.
  */
 export async function chargeRun(trx: Db, runId: string, ownerId: number, end: Ending, token?: { cap: number; run: RunToSettle }): Promise<{ run?: RunToSettle; charge?: Charge; token?: TokenQuota | null }> {
   const capGiven = token !== undefined;
