@@ -71,24 +71,36 @@ eachDatabase('edge ledger: statements per reservation and settlement', (v) => {
     assert.equal(await counted(() => Promise.all(ids.map((id) => settleRun(ctx, id, { status: 'succeeded', cost: 7, source: 'sync' }, ownerId)))), lock + 8 * charges + inserts);
 
     // Eight owners at once: on PostgreSQL their eight holds are one statement, and their eight charges another.
-    const owners: { ownerId: number; keyId: string; runId: string }[] = [];
+    const owners: { ownerId: number; keyId: string; runId: string; tokenId: number }[] = [];
     for (let i = 0; i < 8; i++) {
       const keyId = parseCredential(await s.issueKey(`counted-${i}`))!.keyId;
       assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', `counted-${i}`, '--amount', '1000')).error, null);
-      owners.push({ ownerId: await ownerIdOf(s, `counted-${i}`), keyId, runId: uuidV7() });
+      const owner = await ownerIdOf(s, `counted-${i}`);
+      owners.push({ ownerId: owner, keyId, runId: uuidV7(), tokenId: await insertToken(s.ctx.db, { ...token, key_id: `counted-token-${i}`, owner_id: owner }) });
     }
     await call(); // the new owners: which have webhook endpoints is read again
     const [together, alone] = v.name === 'postgres' ? [1, 0] : [0, 1];
-    const reserveOf = (o: (typeof owners)[number]) => {
+    const reserveOf = (o: (typeof owners)[number], tokenId = 0) => {
       const now = Date.now();
-      const run = { run_id: o.runId, request_id: 'eight', owner_id: o.ownerId, key_id: o.keyId, input: '', api_version: 'v1', status: 'running' as const, traceparent: null, created_at: now, kind: 'sync' as const, format: 'chat', started_at: now, deadline_at: now + 60_000 };
+      const run = { run_id: o.runId, request_id: 'eight', owner_id: o.ownerId, key_id: o.keyId, input: '', api_version: 'v1', status: 'running' as const, traceparent: null, created_at: now, kind: 'sync' as const, format: 'chat', started_at: now, deadline_at: now + 60_000, token_id: tokenId };
       return ledger.write(o.ownerId, (trx, batch) => reserveRun(trx, batch, model, run));
     };
-    assert.equal(await counted(() => Promise.all(owners.map(reserveOf))), lock + together + 8 * alone * holds + inserts);
+    assert.equal(await counted(() => Promise.all(owners.map((o) => reserveOf(o)))), lock + together + 8 * alone * holds + inserts);
     assert.equal(await counted(() => Promise.all(owners.map((o) => settleRun(ctx, o.runId, { status: 'succeeded', cost: 7, source: 'sync' }, o.ownerId)))), lock + together + 8 * alone * charges + inserts);
     for (const o of owners) {
       const w = await s.ctx.db.selectFrom('edge_wallets').select(['balance', 'reserved']).where('owner_id', '=', o.ownerId).executeTakeFirstOrThrow();
       assert.deepEqual([Number(w.balance), Number(w.reserved)], [1000 - 7, 0], 'each wallet held and charged once');
+    }
+
+    // The same with a token each: on PostgreSQL the eight tokens are locked by one statement and held on by the
+    // holds' statement; their settlements take two (the token locked with the run's read, then the charge).
+    const [tokenReservation, tokenSettlement] = v.name === 'postgres' ? [lock + 2 + inserts, lock + 2 + inserts] : [8 * 4 + inserts, 8 * 6 + inserts];
+    for (const o of owners) o.runId = uuidV7();
+    assert.equal(await counted(() => Promise.all(owners.map((o) => reserveOf(o, o.tokenId)))), tokenReservation);
+    assert.equal(await counted(() => Promise.all(owners.map((o) => settleRun(ctx, o.runId, { status: 'succeeded', cost: 7, source: 'sync' }, o.ownerId)))), tokenSettlement);
+    for (const o of owners) {
+      const t = await s.ctx.db.selectFrom('edge_tokens').select(['remain_quota', 'used_quota']).where('id', '=', o.tokenId).executeTakeFirstOrThrow();
+      assert.deepEqual([Number(t.remain_quota), Number(t.used_quota)], [100_000 - 7, 7], 'each token held on and settled once');
     }
     await ledger.close();
   });

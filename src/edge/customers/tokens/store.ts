@@ -2,6 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { dialectOf, locksRows } from '../../../kit/db/index.js';
 import { AppError } from '../../../kit/http/errors.js';
 import { prepared } from '../../../kit/db/prepared.js';
+import { combined } from '../../../kit/db/combined.js';
 import type { EdgeTokenTable } from '../../db.js';
 import { changeKeys, type Db } from '../../keys/store.js';
 
@@ -22,10 +23,25 @@ const settleRow = prepared((db: Db, id: number, released: number, charged: numbe
   db.updateTable('edge_tokens').set((eb) => ({ remain_quota: eb('remain_quota', '+', released), used_quota: eb('used_quota', '+', charged), accessed_time: now })).where('id', '=', id),
 );
 
-/** The token's quota, its row locked until the transaction ends (SQLite: its one writer is already alone). */
+type QuotaRow = { remain_quota: number | null; unlimited_quota: number | null };
+
+// PostgreSQL: the tokens of the pieces of a ledger batch that start together, locked by one statement (each
+// found by its key, lateral: see wallets/store.ts for why not as a set).
+const lockedQuotaRows = prepared((db: Db, ids: number[]) => ({
+  compile: () =>
+    sql<QuotaRow>`select l.remain_quota, l.unlimited_quota from unnest(${ids}::bigint[]) with ordinality as x(id, i)
+      left join lateral (select remain_quota, unlimited_quota from edge_tokens where edge_tokens.id = x.id for update) l on true order by x.i`.compile(db),
+}));
+const lockedQuotasTogether = combined(async (trx: Db, ids: number[]): Promise<QuotaRow[]> => (await lockedQuotaRows(trx, ids)).rows, (id) => id);
+
+/**
+ * The token's quota, its row locked until the transaction ends (SQLite: its one writer is already alone); on
+ * PostgreSQL in one statement with the other pieces of a ledger batch that start together.
+ */
 export async function lockedTokenQuota(trx: Db, id: number) {
-  const r = (await (locksRows(dialectOf(trx)) ? lockedQuotaRow : quotaRow)(trx, id)).rows[0];
-  return r ? { remain: Number(r.remain_quota), unlimited: Number(r.unlimited_quota) === 1 } : null;
+  const dialect = dialectOf(trx);
+  const r = dialect === 'postgres' ? await lockedQuotasTogether(trx, id) : (await (locksRows(dialect) ? lockedQuotaRow : quotaRow)(trx, id)).rows[0];
+  return r && r.remain_quota !== null ? { remain: Number(r.remain_quota), unlimited: Number(r.unlimited_quota) === 1 } : null;
 }
 
 /**
