@@ -118,6 +118,28 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
     assert.deepEqual((await settlementsOf(s, runId)).map((r) => Number(r.charged)), [charged]);
     assert.deepEqual((await eventsOfRun(s, runId)).map((e) => e.type), ['run.created@2.0', 'wallet.reserved@2.0', 'run.completed@1', 'wallet.settled@1', 'billing.finalization-reconciliation-resolution.applied@1']);
   });
+
+  test('a run another transaction updates while its settlement waits for the lock (a worker renewing its lease) is still charged', { skip: v.name === 'sqlite' && 'one writer' }, async () => {
+    const key = await s.issueKey('cap');
+    const ownerId = await ownerIdOf(s, 'cap');
+    const model = (await modelOf(s.ctx.db, 'gpt-4o'))!;
+    const runId = crypto.randomUUID();
+    const now = Date.now();
+    await s.ctx.ledger.write(ownerId, (trx, batch) =>
+      reserveRun(trx, batch, model, { run_id: runId, request_id: 'leased', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'async', format: 'responses', started_at: now, deadline_at: now + 60_000 }),
+    );
+    const w0 = await walletOf(s, 'cap');
+    let settling!: Promise<unknown>;
+    await s.ctx.db.transaction().execute(async (trx) => {
+      await trx.updateTable('edge_runs').set({ lease_until: now + 30_000 }).where('run_id', '=', runId).execute();
+      settling = settleRun(s.ctx, runId, { status: 'succeeded', cost: 320, source: 'worker' }, ownerId);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    assert.deepEqual(await settling, { applied: true, status: 'succeeded', charged: 320 });
+    assert.deepEqual(await walletOf(s, 'cap'), { ...w0, balance: w0.balance - 320, reserved: w0.reserved - 500, revision: w0.revision + 1 });
+    const run = await runRow(s, runId);
+    assert.deepEqual([run.status, Number(run.cost), run.lease_until], ['succeeded', 320, null], 'ended, charged, its lease cleared');
+  });
 });
 
 const TWO = 'edge runs on two instances sharing PostgreSQL and Redis: every run executed and settled once, the in-flight limit shared';

@@ -37,9 +37,11 @@ export type TokenQuota = NonNullable<Awaited<ReturnType<typeof lockedTokenQuota>
  * the wallet's available part)), releases its reservation and ends the run with that charge as its cost and
  * its revision + 1; answers the run as read and the charge. A run of a token is charged only once its token is
  * locked (the token before the wallet, as reservations take them; on PostgreSQL the batch locked the wallet
- * first, runs/ledger.ts): without `token` the run is answered with
- * its token's quota, locked; with it (the token's cap and the run as the first call answered it), the run is
- * charged and the token settled (settleOnToken).
+ * first, runs/ledger.ts): without `token` the run is answered with its token's quota, locked; with it (the
+ * token's cap and the run as the first call answered it), the run is charged and the token settled
+ * (settleOnToken). On PostgreSQL every run is charged by that second call: the first only locks the run and its
+ * token, so that the second's statement, which changes them by their ctid, sees the versions it locked (a row
+ * updated by another transaction while a statement waited for its lock has a version that statement cannot see).
  * `ownerId` is the run's owner (on PostgreSQL it decides which settlements share a statement). On PostgreSQL
  * each call is one statement, shared with the batch's other pieces (the same rule, written in SQL); elsewhere a
  * token's run is not read again.
@@ -58,8 +60,10 @@ export async function chargeRun(trx: Db, runId: string, ownerId: number, end: En
     if (row.run_id === null) return {};
     const run: RunToSettle = { run_id: row.run_id, owner_id: Number(row.owner_id), reserved_amount: Number(row.reserved_amount), status: row.status, revision: Number(row.revision), token_id: Number(row.token_id), request_id: row.request_id, traceparent: row.traceparent, cost: Number(row.cost) };
     const quota = row.token_remain === null ? null : { remain: Number(row.token_remain), unlimited: Number(row.token_unlimited) === 1 };
-    if (!chargeable(run, capGiven)) return { run, token: quota };
-    if (!row.finished || row.wallet_id === null) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
+    // Every run is charged by the second call, once the first locked it (and its token) in a statement of its own.
+    if (FINAL_STATUSES.includes(run.status) || !capGiven) return { run, token: quota };
+    if (row.wallet_id === null) throw new Error(`settle: owner ${run.owner_id} has no wallet`);
+    if (!row.finished) throw new Error(`settle: run ${runId} not updated`);
     return { run, charge: { wallet: { wallet_id: row.wallet_id, balance: Number(row.balance), reserved: Number(row.wallet_reserved), revision: Number(row.wallet_revision) }, charged: Number(row.charged) } };
   }
   const lock = locksRows(dialectOf(trx));
@@ -145,9 +149,9 @@ interface SettleAsked {
 // statement for all of them (combined(): one owner at most once in it; its wallet already locked by the batch,
 // runs/ledger.ts): r locks and reads each run, tq its token while the run is not final, w its owner's wallet
 // when the run is chargeable (go), c works out the charge, u ends the run, v charges the wallet and tk settles
-// the token (data-modifying CTEs). A token's run is chargeable only on the second call (cap_given), so its
-// token is locked (first call) before it is charged (second). Rows are found and changed as in the hold
-// (wallets/store.ts): by their key for each input, then by their ctid (locked).
+// the token (data-modifying CTEs). A run is chargeable only on the second call (cap_given), so it and its token
+// are locked (first call) before they are charged (second). Rows are found and changed as in the hold
+// (wallets/store.ts): by their key for each input, then by their ctid (locked by an earlier statement).
 const settleStatement = prepared((db: Db, asked: string) => ({
   compile: () =>
     sql<SettledRow & { i: number }>`with x as (select * from json_to_recordset(${asked}::json) as x(i int, run_id text, cap_given int, cost bigint, cap bigint, status text,
@@ -156,7 +160,7 @@ const settleStatement = prepared((db: Db, asked: string) => ({
                 from edge_runs where run_id = x.run_id for update) l),
         tq as (select r.i, l.* from r cross join lateral (select ctid as tid, remain_quota, unlimited_quota from edge_tokens where id = r.token_id for update) l
                where r.token_id <> 0 and r.status not in ('succeeded', 'failed', 'cancelled')),
-        go as (select r.*, x.cost as asked, x.cap from r join x on x.i = r.i where r.status not in ('succeeded', 'failed', 'cancelled') and (r.token_id = 0 or x.cap_given = 1)),
+        go as (select r.*, x.cost as asked, x.cap from r join x on x.i = r.i where r.status not in ('succeeded', 'failed', 'cancelled') and x.cap_given = 1),
         w as (select go.i, l.* from go cross join lateral (select ctid as tid, balance, reserved from edge_wallets where owner_id = go.owner_id for update) l),
         c as (select go.i, greatest(0, least(go.asked, go.cap, go.reserved_amount + greatest(0, w.balance - w.reserved))) as charged from go join w on w.i = go.i),
         u as (update edge_runs set status = x.status, revision = go.revision + 1, cost = c.charged, prompt_tokens = x.prompt_tokens, completion_tokens = x.completion_tokens,

@@ -74,8 +74,8 @@ async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, ownerId:
   if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
   const reserved = Number(run.reserved_amount);
   if (!charge) {
-    // A token's run: the first call locked the token before the wallet is charged, in the reservation's order
-    // (runs/reserve.ts); a limited token is never charged beyond its hold and what it has left.
+    // A token's run (on PostgreSQL every run): the first call locked the token before the wallet is charged, in
+    // the reservation's order (runs/reserve.ts); a limited token is never charged beyond its hold and what it has left.
     ({ charge } = await chargeRun(trx, runId, ownerId, end, { cap: token && !token.unlimited ? reserved + Math.max(0, token.remain) : Number.MAX_SAFE_INTEGER, run }));
     if (!charge) throw new Error(`settle: run ${runId} not charged`);
   }

@@ -125,31 +125,39 @@ export class RunWorker {
       }
     }, Math.max(100, Math.floor(cfg.leaseMs / 3)));
     try {
-      const run = (await runOf(this.ctx.db, runId))!;
-      ownerId = Number(run.owner_id);
-      const model = await modelOf(this.ctx.db, run.public_model_id);
-      if (!model) return await this.settle(runId, ownerId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
-      // Taken over: the crashed attempt's call may have been served (its answer lost with the process). Called
-      // again, the gateway's log would end in this attempt's outcome and hide the served call from the
-      // reconciliation (GR04 answers the newest row), so such a run is settled from the log as the
-      // reconciliation would, charged once; unreadable log: left to a later attempt or the reconciliation.
-      if (Number(run.attempts) > 1) {
-        let earlier: RelaySummary | null;
-        try {
-          earlier = await this.relay.summaryOf(runId, callerOf(Number(run.owner_id), model));
-        } catch (e) {
-          this.ctx.log.warn({ err: { message: (e as Error)?.message }, runId }, "run worker: the gateway's log of a run taken over could not be read; left for later");
-          return null;
+      // How the run ended; settled after the try, so that a settlement that fails (the database) is never taken
+      // for a failure of the call and settled again as failed and free: it is left for the reconciliation.
+      let ending: RunOutcome;
+      try {
+        const run = (await runOf(this.ctx.db, runId))!;
+        ownerId = Number(run.owner_id);
+        const model = await modelOf(this.ctx.db, run.public_model_id);
+        if (!model) return await this.settle(runId, ownerId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
+        // Taken over: the crashed attempt's call may have been served (its answer lost with the process). Called
+        // again, the gateway's log would end in this attempt's outcome and hide the served call from the
+        // reconciliation (GR04 answers the newest row), so such a run is settled from the log as the
+        // reconciliation would, charged once; unreadable log: left to a later attempt or the reconciliation.
+        let earlier: RelaySummary | null = null;
+        if (Number(run.attempts) > 1) {
+          try {
+            earlier = await this.relay.summaryOf(runId, callerOf(Number(run.owner_id), model));
+          } catch (e) {
+            this.ctx.log.warn({ err: { message: (e as Error)?.message }, runId }, "run worker: the gateway's log of a run taken over could not be read; left for later");
+            return null;
+          }
         }
-        if (earlier && earlier.error_code === null) return await this.settle(runId, ownerId, { status: 'succeeded', ...costOf(earlier), source: 'worker' });
+        if (earlier && earlier.error_code === null) ending = { status: 'succeeded', ...costOf(earlier), source: 'worker' };
+        else {
+          const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
+          ending = { status: 'succeeded', ...costOf(summary), output, source: 'worker' };
+        }
+      } catch (e) {
+        if (reason === 'lost') return 'lost';
+        const summary = failureSummary(e);
+        if (reason === 'cancelled') ending = { status: 'cancelled', ...costOf(summary), source: 'cancel' };
+        else ending = { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' };
       }
-      const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
-      return await this.settle(runId, ownerId, { status: 'succeeded', ...costOf(summary), output, source: 'worker' });
-    } catch (e) {
-      if (reason === 'lost') return 'lost';
-      const summary = failureSummary(e);
-      if (reason === 'cancelled') return await this.settle(runId, ownerId, { status: 'cancelled', ...costOf(summary), source: 'cancel' });
-      return await this.settle(runId, ownerId, { status: 'failed', ...costOf(summary), error: failureOf(e), source: 'worker' });
+      return await this.settle(runId, ownerId, ending);
     } finally {
       clearInterval(heartbeat);
     }
