@@ -23,6 +23,16 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
   };
   const overdraft = async (n: number) => assert.equal((await s.cli('edge', 'model', 'set', 'over', '--reserve', '100', '--gateway-model', 'gpt-4o', '--overdraft', String(n))).error, null);
   const charges: number[] = [];
+  /** A started sync call of gpt-4o (its hold taken): its run id. */
+  const startedRun = async (key: string, ownerId: number, requestId: string) => {
+    const model = (await modelOf(s.ctx.db, 'gpt-4o'))!;
+    const runId = crypto.randomUUID();
+    const now = Date.now();
+    await s.ctx.ledger.write(ownerId, (trx, batch) =>
+      reserveRun(trx, batch, model, { run_id: runId, request_id: requestId, owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }),
+    );
+    return runId;
+  };
 
   before(async () => {
     // The gateway's relay in process (the co-hosted deployment); test/edge/runs.test.ts goes over HTTP.
@@ -101,12 +111,7 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
     assert.deepEqual(await snapshot(done.runId), before);
 
     // A started sync call, settled by three at once (say the stream's end, a reconcile and a retry).
-    const model = (await modelOf(s.ctx.db, 'gpt-4o'))!;
-    const runId = crypto.randomUUID();
-    const now = Date.now();
-    await s.ctx.ledger.write(ownerId, (trx, batch) =>
-      reserveRun(trx, batch, model, { run_id: runId, request_id: 'many-settlers', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'sync', format: 'chat', started_at: now, deadline_at: now + 60_000 }),
-    );
+    const runId = await startedRun(key, ownerId, 'many-settlers');
     const w0 = await walletOf(s, 'cap');
     const outcomes = await Promise.all([11, 22, 33].map((cost) => settleRun(s.ctx, runId, { status: 'succeeded', cost, source: 'sync' }, ownerId)));
     const applied = outcomes.filter((o) => o.applied);
@@ -120,14 +125,9 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
   });
 
   test('a run another transaction updates while its settlement waits for the lock (a worker renewing its lease) is still charged', { skip: v.name === 'sqlite' && 'one writer' }, async () => {
-    const key = await s.issueKey('cap');
     const ownerId = await ownerIdOf(s, 'cap');
-    const model = (await modelOf(s.ctx.db, 'gpt-4o'))!;
-    const runId = crypto.randomUUID();
+    const runId = await startedRun(await s.issueKey('cap'), ownerId, 'leased');
     const now = Date.now();
-    await s.ctx.ledger.write(ownerId, (trx, batch) =>
-      reserveRun(trx, batch, model, { run_id: runId, request_id: 'leased', owner_id: ownerId, key_id: parseCredential(key)!.keyId, input: '', api_version: 'v1', status: 'running', traceparent: null, created_at: now, kind: 'async', format: 'responses', started_at: now, deadline_at: now + 60_000 }),
-    );
     const w0 = await walletOf(s, 'cap');
     let settling!: Promise<unknown>;
     await s.ctx.db.transaction().execute(async (trx) => {
