@@ -9,7 +9,7 @@ import { fixedShapeLogger } from '../log/logger.js';
 import { AppError, langOf, renderMessage, type ErrorCatalog } from './errors.js';
 import { parseMultipart } from './multipart.js';
 import { FastLane } from './fast-lane.js';
-import { uuidV7 } from '../crypto/uuid7.js';
+import { requestIdOf } from './request-id.js';
 
 /**
  * A route's validator, compiled by its first request: start-up does not compile the schemas of every route
@@ -54,8 +54,6 @@ export interface RenderedError {
   headers?: Record<string, string>;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
 /** Request log line without the query string or raw URL, which may carry codes and tokens. */
 function requestSummary(req: FastifyRequest) {
   return {
@@ -63,12 +61,6 @@ function requestSummary(req: FastifyRequest) {
     route: req.routeOptions?.url ?? req.url.split('?')[0],
     ip: req.ip,
   };
-}
-
-/** The client's X-Request-Id when it is a usable one. */
-function clientRequestId(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : undefined;
 }
 
 /**
@@ -83,8 +75,7 @@ export function createHttpApp(opts: HttpAppOptions): FastifyInstance {
     bodyLimit: opts.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: false,
-    // Ours are UUIDv7 (time-ordered): records keyed by a request id go in at the end of their index (kit/crypto/uuid7.ts).
-    genReqId: (req) => (opts.ownRequestIds ? undefined : clientRequestId(req)) ?? uuidV7(),
+    genReqId: (req) => requestIdOf(req.headers, opts.ownRequestIds),
     // Fastify's own answers (a path value that is not valid percent-encoded UTF-8 or is too long) would
     // bypass the error handler: a body of another shape that repeats the whole URL, query string included.
     frameworkErrors: (error, req, reply) => {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { uuidV7 } from '../crypto/uuid7.js';
+import { requestIdOf } from './request-id.js';
 import { AppError } from './errors.js';
 
 /**
@@ -56,8 +56,6 @@ export type LaneObserver = (operationId: string, method: string, route: string, 
 /** Runs first for every lane request, as an app-wide onRequest hook of the app's does (headers every answer carries). */
 export type LaneStarter = (req: LaneRequest, res: ServerResponse) => void;
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
 /**
  * Serves a few hot routes straight from node:http, in front of Fastify: one lookup by method and path, the body
  * read and parsed as the app does, authentication, validation and the handler, with the app's request ids,
@@ -104,8 +102,7 @@ export class FastLane {
 
   private async serve(route: LaneRoute, raw: IncomingMessage, res: ServerResponse) {
     const startedAt = performance.now();
-    const given = this.shared.ownRequestIds ? undefined : raw.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidV7();
+    const id = requestIdOf(raw.headers, this.shared.ownRequestIds);
     const lane = this;
     const logger = this.shared.logger;
     let log: Logger | undefined;
