@@ -266,6 +266,8 @@ type ReadCapped = (body: Dispatcher.ResponseData['body'], maxBytes: number, dead
 class BodyStream implements UpstreamStream {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
+  /** Bytes of the body read so far. */
+  private received = 0;
 
   constructor(
     private readonly res: Dispatcher.ResponseData,
@@ -288,13 +290,8 @@ class BodyStream implements UpstreamStream {
   }
 
   async *chunks(): AsyncGenerator<Buffer> {
-    let size = 0;
     try {
-      for await (const chunk of this.res.body) {
-        size += (chunk as Buffer).length;
-        if (size > this.maxBytes) throw new UpstreamError('too_large', `stream exceeds ${this.maxBytes} bytes`);
-        yield chunk as Buffer;
-      }
+      for await (const chunk of this.res.body) yield this.counted(chunk as Buffer);
     } catch (e) {
       throw this.failed(e);
     } finally {
@@ -305,14 +302,11 @@ class BodyStream implements UpstreamStream {
   /** Reads the body itself (not through chunks()): one generator less to pass through for every read. */
   async *blocks(): AsyncGenerator<string> {
     let pending = '';
-    let size = 0;
     // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
     const utf8 = new TextDecoder();
     try {
       for await (const chunk of this.res.body) {
-        size += (chunk as Buffer).length;
-        if (size > this.maxBytes) throw new UpstreamError('too_large', `stream exceeds ${this.maxBytes} bytes`);
-        pending += utf8.decode(chunk as Buffer, { stream: true });
+        pending += utf8.decode(this.counted(chunk as Buffer), { stream: true });
         const end = pending.lastIndexOf('\n');
         if (end >= 0) {
           yield end === pending.length - 1 ? pending : pending.slice(0, end + 1);
@@ -331,6 +325,13 @@ class BodyStream implements UpstreamStream {
 
   async *lines(): AsyncGenerator<string> {
     for await (const block of this.blocks()) yield* linesOf(block);
+  }
+
+  /** A chunk of the body, counted against maxBytes (too_large beyond it). */
+  private counted(chunk: Buffer): Buffer {
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) throw new UpstreamError('too_large', `stream exceeds ${this.maxBytes} bytes`);
+    return chunk;
   }
 
   private failed(e: unknown): UpstreamError {
