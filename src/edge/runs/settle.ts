@@ -68,8 +68,8 @@ export async function settleRun(ctx: EdgeContext, runId: string, o: RunOutcome, 
 async function settleOnce(trx: Db, batch: Batch<EdgeDB>, runId: string, ownerId: number, o: RunOutcome): Promise<Settlement & { reserved?: number }> {
   const now = Date.now();
   const end: Ending = { status: o.status, cost: Math.round(o.cost), promptTokens: o.promptTokens ?? 0, completionTokens: o.completionTokens ?? 0, output: o.output ?? null, errorCode: o.error?.code ?? null, errorMessage: o.error?.message.slice(0, 2000) ?? null, finishedAt: now };
-  const { run, charge: untokened, token } = await chargeRun(trx, runId, ownerId, end);
-  let charge = untokened;
+  const { run, charge: atOnce, token } = await chargeRun(trx, runId, ownerId, end);
+  let charge = atOnce;
   if (!run) throw new Error(`settle: run ${runId} does not exist`);
   if (FINAL_STATUSES.includes(run.status)) return { applied: false, status: run.status, charged: Number(run.cost) };
   const reserved = Number(run.reserved_amount);

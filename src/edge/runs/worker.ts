@@ -132,13 +132,12 @@ export class RunWorker {
         const run = (await runOf(this.ctx.db, runId))!;
         ownerId = Number(run.owner_id);
         const model = await modelOf(this.ctx.db, run.public_model_id);
-        if (!model) return await this.settle(runId, ownerId, { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' });
         // Taken over: the crashed attempt's call may have been served (its answer lost with the process). Called
         // again, the gateway's log would end in this attempt's outcome and hide the served call from the
         // reconciliation (GR04 answers the newest row), so such a run is settled from the log as the
         // reconciliation would, charged once; unreadable log: left to a later attempt or the reconciliation.
         let earlier: RelaySummary | null = null;
-        if (Number(run.attempts) > 1) {
+        if (model && Number(run.attempts) > 1) {
           try {
             earlier = await this.relay.summaryOf(runId, callerOf(Number(run.owner_id), model));
           } catch (e) {
@@ -146,7 +145,8 @@ export class RunWorker {
             return null;
           }
         }
-        if (earlier && earlier.error_code === null) ending = { status: 'succeeded', ...costOf(earlier), source: 'worker' };
+        if (!model) ending = { status: 'failed', cost: 0, error: { code: 'model_not_found', message: `model ${run.public_model_id} was removed` }, source: 'worker' };
+        else if (earlier && earlier.error_code === null) ending = { status: 'succeeded', ...costOf(earlier), source: 'worker' };
         else {
           const { output, summary } = await executeRun(this.relay, run, model, stop.signal);
           ending = { status: 'succeeded', ...costOf(summary), output, source: 'worker' };
