@@ -9,6 +9,7 @@
  * wallet) on first use. Owner names with that prefix are the account's: the CLI and the gateway console may
  * credit them but never create one.
  */
+import type { CancelSignal } from '../kit/http/cancel-signal.js';
 
 export const CUSTOMER_OWNER_PREFIX = 'account-';
 
@@ -291,7 +292,7 @@ export interface PlaygroundCall {
   /** The language of a refusal's message. */
   lang: 'en' | 'zh';
   /** Aborts the call (the browser went away). */
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /** OpenAI's error object ({error: …}), as the edge answers it. */

@@ -3,6 +3,8 @@
  * gateway implements it in-process (src/gateway/relay/engine.ts) and over its internal HTTP API (/relay/v1/…,
  * a workload token); `edge/` and `gateway/` share only these types.
  */
+import type { CancelSignal } from '../kit/http/cancel-signal.js';
+
 export type RelayFormat = 'chat' | 'responses' | 'embeddings' | 'anthropic' | 'gemini' | 'completions' | 'moderations' | 'rerank' | 'images' | 'speech' | 'transcriptions';
 
 /** The model OpenAI moderates with when a moderations body names none (its SDK sends none unless asked). */
@@ -43,7 +45,7 @@ export interface RelayCall {
   caller: RelayCaller;
   requestId: string;
   /** Aborts the upstream request (the caller went away). */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** The caller's request headers that channel-affinity rules may read (user-agent, session ids). */
   headers?: Record<string, string>;
   /**

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { vendorHeadersOf, type RelayAnswer } from '../../contract/relay.js';
 import type { LaneRequest } from '../../kit/http/fast-lane.js';
 import { AppError } from '../../kit/http/errors.js';
+import type { CancelSignal } from '../../kit/http/cancel-signal.js';
 import { clientGone, closedEarly, writePiecesTo } from '../../kit/http/stream.js';
 import { identityOf } from '../auth.js';
 import type { EdgeContext } from '../context.js';
@@ -27,7 +28,7 @@ export function checkAdmission(ctx: EdgeContext) {
 }
 
 /** The call of a request in its format: identity, body, the vendor headers it passes on. */
-export function callOf(req: CallRequest, asked: AskedCall, signal: AbortSignal): SyncCall {
+export function callOf(req: CallRequest, asked: AskedCall, signal: CancelSignal): SyncCall {
   return {
     identity: identityOf(req),
     ...asked,
@@ -76,7 +77,7 @@ export async function answerCallOn(ctx: EdgeContext, calls: SyncCalls, asked: As
 }
 
 /** A streamed answer (text or bytes) written at the caller's pace; bytes cut by an upstream failure end the connection. */
-async function streamOut(res: ServerResponse, requestId: string, answer: Exclude<RelayAnswer, { kind: 'json' }>, gone: AbortSignal) {
+async function streamOut(res: ServerResponse, requestId: string, answer: Exclude<RelayAnswer, { kind: 'json' }>, gone: CancelSignal) {
   const pieces = answer.kind === 'bytes' ? answer.chunks : answer.pieces;
   try {
     if (await writePiecesTo(res, { contentType: answer.contentType, headers: { 'x-request-id': requestId } }, pieces, gone)) res.end();

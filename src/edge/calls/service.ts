@@ -1,5 +1,6 @@
 import type { QuotedCall, RelayAnswer, RelayCall, RelayFormat, RelayPort, RelaySummary, RelayTokenCount } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
+import type { CancelSignal } from '../../kit/http/cancel-signal.js';
 import type { InFlight } from '../../kit/ratelimit/inflight.js';
 import type { EdgeContext } from '../context.js';
 import type { EdgeIdentity } from '../keys/service.js';
@@ -24,7 +25,7 @@ export interface SyncCall {
   /** A multipart call's files (body holds its text fields). */
   files?: RelayCall['files'];
   requestId: string;
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** What channel-affinity rules may read (the user agent). */
   headers?: Record<string, string>;
   /** The caller's anthropic-version and anthropic-beta, for a channel of its format (RelayCall.vendorHeaders). */

@@ -6,6 +6,7 @@ import { readBlock, type StreamReader } from './formats/stream-reader.js';
 import { UnsupportedByChannel, UpstreamPayloadError, type UpstreamCall } from '../providers/types.js';
 import { payloadError } from '../providers/openai/relay.js';
 import { FormData } from '../../kit/http/multipart.js';
+import type { CancelSignal } from '../../kit/http/cancel-signal.js';
 
 /** Upstream statuses that say the request itself is wrong: another channel would refuse it too, and no breaker counts them. */
 export const REQUEST_ERRORS = new Set([400, 413, 422]);
@@ -119,7 +120,7 @@ export function asFailure(e: unknown, t: UpstreamTarget): AttemptFailure {
   return new AttemptFailure('relay_internal_error', 0, excerpt(`an internal error of the relay: ${what}`, t.secrets), false, { kind: 'internal', internal: e });
 }
 
-function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal: AbortSignal | undefined) {
+function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal: CancelSignal | undefined) {
   return {
     url: call.url,
     method: 'POST' as const,
@@ -134,7 +135,7 @@ function requestOf(call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal
 }
 
 /** A non-streamed call: the 2xx answer's text and JSON, or an AttemptFailure. */
-export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal) {
+export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: CancelSignal) {
   try {
     const res = await upstream.request(requestOf(call, t, limits, signal));
     if (res.status < 200 || res.status >= 300) throw httpFailure(res.status, res.text, t, res.headers);
@@ -147,7 +148,7 @@ export async function sendJson(upstream: UpstreamClient, call: UpstreamCall, t: 
 }
 
 /** A non-streamed call whose answer may be any text (a transcription as text or subtitles): its text and media type. */
-export async function sendWhole(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal) {
+export async function sendWhole(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: CancelSignal) {
   try {
     const res = await upstream.request(requestOf(call, t, limits, signal));
     if (res.status < 200 || res.status >= 300) throw httpFailure(res.status, res.text, t, res.headers);
@@ -171,7 +172,7 @@ export interface OpenBytes {
  * Opens a call answered in bytes and reads it until its first bytes came: a bad status, a JSON error in a
  * 2xx answer, an answer that ends or breaks or goes quiet before then can still fail over to another channel.
  */
-export async function openBytes(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: AbortSignal): Promise<OpenBytes> {
+export async function openBytes(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, limits: Limits, signal?: CancelSignal): Promise<OpenBytes> {
   let stream: UpstreamStream | null = null;
   try {
     stream = await upstream.stream({ ...requestOf(call, t, limits, signal), idleMs: limits.idleMs });
@@ -208,7 +209,7 @@ export interface OpenStream {
  * Opens a streamed call and reads it until model output appears. Everything before that can still fail over
  * to another channel: a bad status, an error event, a stream that ends or breaks or goes quiet first.
  */
-export async function openStream(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, reader: StreamReader, limits: Limits, signal?: AbortSignal): Promise<OpenStream> {
+export async function openStream(upstream: UpstreamClient, call: UpstreamCall, t: UpstreamTarget, reader: StreamReader, limits: Limits, signal?: CancelSignal): Promise<OpenStream> {
   let stream: UpstreamStream | null = null;
   try {
     stream = await upstream.stream({ ...requestOf(call, t, limits, signal), headers: { ...call.headers, accept: 'text/event-stream', ...t.headers }, idleMs: limits.idleMs });

@@ -1,5 +1,6 @@
 import type { CountCall, QuotedCall, RelayAnswer, RelayAttempt, RelayCall, RelayPort, RelayPrices, RelayQuote, RelaySummary, RelayTokenCount, RelayUsage } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
+import type { CancelSignal } from '../../kit/http/cancel-signal.js';
 import { checkJsonValueDepth } from '../../kit/json/limits.js';
 import { jsonObject } from '../../kit/json/object.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
@@ -303,7 +304,7 @@ export class RelayEngine implements RelayPort {
 }
 
 /** Waits base · 2^(n-1), capped, times a random factor in [0.5, 1) before the n-th retry; the caller leaving ends the wait. */
-function backoff(n: number, b: { baseMs: number; maxMs: number }, signal?: AbortSignal): Promise<void> {
+function backoff(n: number, b: { baseMs: number; maxMs: number }, signal?: CancelSignal): Promise<void> {
   const ms = Math.min(b.maxMs, b.baseMs * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {

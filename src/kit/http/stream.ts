@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { CancelSource, type CancelSignal } from './cancel-signal.js';
 
 /**
  * Writes a stream of pieces (text, or bytes) as the answer, pulling the next piece only when the socket took the last
@@ -7,7 +8,7 @@ import type { FastifyReply } from 'fastify';
  * (`gone` aborted), ending the producer with return() so its clean-up runs. Answers whether every piece was
  * written; the caller ends the answer (and may write a last piece first).
  */
-export async function writePieces(reply: FastifyReply, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: AbortSignal): Promise<boolean> {
+export async function writePieces(reply: FastifyReply, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: CancelSignal): Promise<boolean> {
   reply.hijack();
   return writePiecesTo(reply.raw, head, pieces, gone);
 }
@@ -17,7 +18,7 @@ export async function writePieces(reply: FastifyReply, head: { contentType: stri
  * within one turn of the event loop (and the caller's end() in that turn) go out in one write to the socket:
  * each write of its own is a system call, the largest cost of a short stream that arrived whole.
  */
-export async function writePiecesTo(raw: ServerResponse, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: AbortSignal): Promise<boolean> {
+export async function writePiecesTo(raw: ServerResponse, head: { contentType: string; headers?: Record<string, string> }, pieces: AsyncIterable<string | Uint8Array>, gone: CancelSignal): Promise<boolean> {
   raw.writeHead(200, { 'content-type': head.contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...head.headers });
   const it = pieces[Symbol.asyncIterator]();
   let corked = false;
@@ -43,21 +44,21 @@ export async function writePiecesTo(raw: ServerResponse, head: { contentType: st
   }
 }
 
-/** An AbortSignal that fires when the client closes the connection before the answer was finished. */
-export function clientGone(reply: FastifyReply): AbortSignal {
+/** A signal that fires when the client closes the connection before the answer was finished. */
+export function clientGone(reply: FastifyReply): CancelSignal {
   return closedEarly(reply.raw);
 }
 
 /** clientGone for a response of node:http's. */
-export function closedEarly(raw: ServerResponse): AbortSignal {
-  const gone = new AbortController();
+export function closedEarly(raw: ServerResponse): CancelSignal {
+  const gone = new CancelSource();
   raw.on('close', () => {
     if (!raw.writableFinished) gone.abort();
   });
-  return gone.signal;
+  return gone;
 }
 
-function drained(raw: NodeJS.WritableStream, gone: AbortSignal): Promise<void> {
+function drained(raw: NodeJS.WritableStream, gone: CancelSignal): Promise<void> {
   return new Promise((resolve) => {
     if (gone.aborted) return resolve();
     const done = () => {

@@ -4,6 +4,7 @@ import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher, type For
 import { AddressRefusedError, checkAddress, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
 import type { ByteBudget } from './budget.js';
 import { deadlineOf, type Deadline } from './deadline.js';
+import type { CancelSignal } from '../http/cancel-signal.js';
 
 /**
  * Outgoing HTTP to operator-configured upstreams: every request has a deadline, every body a size cap,
@@ -44,7 +45,7 @@ export interface UpstreamRequest {
   maxBytes?: number;
   /** http://, https:// or socks5:// proxy URL (a channel's `setting.proxy`). */
   proxy?: string;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Deadline for the answer's status and headers (default: the idle deadline of a stream, else the whole deadline). */
   firstByteMs?: number;
 }

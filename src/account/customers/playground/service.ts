@@ -1,4 +1,5 @@
 import type { PlaygroundAnswer } from '../../../contract/customer.js';
+import type { CancelSignal } from '../../../kit/http/cancel-signal.js';
 import { AppError } from '../../../kit/http/errors.js';
 import type { EdgeAccess } from '../edge.js';
 import { DEFAULT_GROUP, type UserGroupOf } from '../pricing/service.js';
@@ -8,7 +9,7 @@ export interface PlaygroundRequest {
   lang: 'en' | 'zh';
   requestId: string;
   /** Aborts the call (the browser went away). */
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /**
