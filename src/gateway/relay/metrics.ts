@@ -1,6 +1,7 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { RelaySummary } from '../../contract/relay.js';
 import { deferredCounter, type PendingCount } from '../../kit/metrics/deferred-counter.js';
+import { deferredHistogram, type PendingHistogram } from '../../kit/metrics/deferred-histogram.js';
 
 /** The counters and histograms one served call of a model, channel and outcome adds to. */
 interface CallSet {
@@ -10,23 +11,24 @@ interface CallSet {
   completion: PendingCount;
   cached: PendingCount;
   reasoning: PendingCount;
-  firstByte: { observe(v: number): void };
-  total: { observe(v: number): void };
+  firstByte: PendingHistogram;
+  total: PendingHistogram;
 }
 
 /**
  * The relay's Prometheus metrics: calls, tokens, cost and latency by model and channel, upstream attempts by
  * outcome, breaker transitions, and calls refused before any channel was tried. The per-call counters are
  * summed in plain numbers and handed to prom-client when it is scraped (its inc() hashes and validates the
- * labels every time, which cost more than the rest of the bookkeeping of a call); label sets are resolved
- * once and kept, since models and channels are those the operator configured, so their number is bounded.
+ * labels every time, which cost more than the rest of the bookkeeping of a call), the latencies likewise counted
+ * per bucket (kit/metrics/deferred-histogram.ts); label sets are resolved once and kept, since models and
+ * channels are those the operator configured, so their number is bounded.
  */
 export class RelayMetrics {
   private readonly calls;
   private readonly tokens;
   private readonly quota;
   private readonly attempts;
-  private readonly latency: Histogram<'model' | 'phase'>;
+  private readonly latency;
   private readonly transitions: Counter<'to'>;
   private readonly refusals: Counter<'code' | 'group'>;
   private readonly rejectedRows: Counter;
@@ -37,7 +39,7 @@ export class RelayMetrics {
     this.calls = deferredCounter({ name: 'relay_calls_total', help: 'Relayed calls by model, serving channel and outcome (ok, or the error code)', labelNames: ['model', 'channel', 'outcome'], registers });
     this.tokens = deferredCounter({ name: 'relay_tokens_total', help: 'Tokens of relayed calls by model and kind (prompt, completion, cached, reasoning)', labelNames: ['model', 'kind'], registers });
     this.quota = deferredCounter({ name: 'relay_cost_quota_total', help: 'Cost of relayed calls in quota units (500,000 = 1 USD) by model and channel', labelNames: ['model', 'channel'], registers });
-    this.latency = new Histogram({ name: 'relay_latency_seconds', help: 'Time to the first byte and to the end of relayed calls', labelNames: ['model', 'phase'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
+    this.latency = deferredHistogram({ name: 'relay_latency_seconds', help: 'Time to the first byte and to the end of relayed calls', labelNames: ['model', 'phase'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers });
     this.attempts = deferredCounter({ name: 'relay_upstream_attempts_total', help: 'Upstream attempts by channel and outcome (ok, or the failure code)', labelNames: ['channel', 'outcome'], registers });
     this.transitions = new Counter({ name: 'relay_breaker_transitions_total', help: 'Circuit breaker state changes of channels and keys (open, closed, reopened)', labelNames: ['to'], registers });
     // No model label: the model of a refused call is whatever the caller sent.
@@ -56,8 +58,8 @@ export class RelayMetrics {
       completion: this.tokens.of(model, 'completion'),
       cached: this.tokens.of(model, 'cached'),
       reasoning: this.tokens.of(model, 'reasoning'),
-      firstByte: this.latency.labels(model, 'first_byte'),
-      total: this.latency.labels(model, 'total'),
+      firstByte: this.latency.of(model, 'first_byte'),
+      total: this.latency.of(model, 'total'),
     };
     this.callSets.set(key, set);
     return set;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { children } from '../metrics/children.js';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { deferredCounter } from '../metrics/deferred-counter.js';
+import { deferredHistogram } from '../metrics/deferred-histogram.js';
 import { opsAccessGuard, type OpsAccess } from './ops-access.js';
 
 export interface OpsEndpointOptions {
@@ -26,7 +26,7 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     labelNames: ['operation', 'method', 'route', 'status'] as const,
     registers: [registry],
   });
-  const duration = new Histogram({
+  const duration = deferredHistogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by operation, method and route pattern',
     labelNames: ['operation', 'method', 'route'] as const,
@@ -34,7 +34,7 @@ export function installOpsEndpoints(app: FastifyInstance, opts: OpsEndpointOptio
     registers: [registry],
   });
   const requestCounters = requests.of;
-  const durations = children(duration);
+  const durations = duration.of;
   app.addHook('onResponse', (req, reply, done) => {
     const { config, url } = req.routeOptions;
     const operation = (config as { operationId?: string } | undefined)?.operationId ?? 'other';
