@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { open } from '../../kit/crypto/aead.js';
 import { randomToken } from '../../kit/crypto/tokens.js';
-import { UpstreamError } from '../../kit/upstream/client.js';
+import { UpstreamError } from '../../kit/upstream/errors.js';
 import type { EdgeContext } from '../context.js';
 import { childTraceparent, sign } from './signing.js';
 import { claim, deliveryWithEvent, dueDeliveries, finishAttempt, recordAttempt } from './store.js';

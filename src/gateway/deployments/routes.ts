@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
-import { UpstreamError } from '../../kit/upstream/client.js';
+import { UpstreamError } from '../../kit/upstream/errors.js';
 import { staffOf } from '../auth.js';
 import type { DeploymentService } from './service.js';
 import { answers, deploymentErrors } from './schemas.js';

@@ -1,5 +1,6 @@
 import { AppError } from '../../kit/http/errors.js';
-import { parseJson, UpstreamError } from '../../kit/upstream/client.js';
+import { parseJson } from '../../kit/upstream/client.js';
+import { UpstreamError } from '../../kit/upstream/errors.js';
 import { excerpt } from '../../kit/upstream/scrub.js';
 import { audit, type Actor } from '../audit/store.js';
 import type { ChannelService } from '../channels/service.js';

@@ -1,4 +1,6 @@
-import { parseJson, UpstreamError, type UpstreamClient, type UpstreamStream } from '../../kit/upstream/client.js';
+import { parseJson, type UpstreamClient } from '../../kit/upstream/client.js';
+import type { UpstreamStream } from '../../kit/upstream/body-stream.js';
+import { UpstreamError } from '../../kit/upstream/errors.js';
 import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import { upstreamMessage } from '../upstream/http.js';
 import type { UpstreamTarget } from '../upstream/target.js';

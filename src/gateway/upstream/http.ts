@@ -1,5 +1,6 @@
 import { AppError } from '../../kit/http/errors.js';
-import { parseJson, UpstreamError, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from '../../kit/upstream/client.js';
+import { parseJson, type UpstreamClient, type UpstreamRequest, type UpstreamResponse } from '../../kit/upstream/client.js';
+import { UpstreamError } from '../../kit/upstream/errors.js';
 import { excerpt, scrubSecrets } from '../../kit/upstream/scrub.js';
 import type { UpstreamTarget } from './target.js';
 

@@ -1,5 +1,6 @@
 import { AppError } from '../../kit/http/errors.js';
-import { parseJson, UpstreamError, type UpstreamClient } from '../../kit/upstream/client.js';
+import { parseJson, type UpstreamClient } from '../../kit/upstream/client.js';
+import { UpstreamError } from '../../kit/upstream/errors.js';
 import { excerpt } from '../../kit/upstream/scrub.js';
 import { upstreamAppError, upstreamMessage } from './http.js';
 import type { UpstreamTarget } from './target.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { after as later, hugeBody, sendJson, startConnectProxy, startFakeUpstream, type FakeUpstream } from '../../../test/helpers/fake-upstream.js';
 import { ByteBudget } from './budget.js';
-import { createUpstreamClient, UpstreamError } from './client.js';
+import { createUpstreamClient } from './client.js';
+import { UpstreamError } from './errors.js';
 import { scrubSecrets } from './scrub.js';
 
 let fake: FakeUpstream;

@@ -1,29 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import { Agent, ProxyAgent, Socks5ProxyAgent, request, type Dispatcher, type FormData } from 'undici';
-import { AddressRefusedError, checkAddress, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
+import { checkAddress, checkHostNow, guardedLookup, type AddressPolicy } from './address-policy.js';
+import { BodyStream, type UpstreamStream } from './body-stream.js';
 import type { ByteBudget } from './budget.js';
 import { deadlineOf, type Deadline } from './deadline.js';
 import type { CancelSignal } from '../http/cancel-signal.js';
-
-/**
- * Outgoing HTTP to operator-configured upstreams: every request has a deadline, every body a size cap,
- * every address passes the address policy (checked on the address actually connected to), redirects are
- * never followed, and an optional proxy (http, https or socks5) carries the request. `over_budget`: the answer
- * did not fit in what the shared ByteBudget had left (the process's limit, not the upstream's fault).
- */
-export type UpstreamFailure = 'refused' | 'timeout' | 'too_large' | 'unreachable' | 'bad_url' | 'over_budget';
-
-/** A failure before or while talking to the upstream; `detail` never holds a URL path, header or secret. */
-export class UpstreamError extends Error {
-  constructor(
-    readonly kind: UpstreamFailure,
-    readonly detail: string,
-  ) {
-    super(`${kind}: ${detail}`);
-    this.name = 'UpstreamError';
-  }
-}
+import { translate, UpstreamError } from './errors.js';
 
 export interface UpstreamClientOptions {
   policy: AddressPolicy;
@@ -56,24 +39,6 @@ export interface UpstreamResponse {
   text: string;
 }
 
-export interface UpstreamStream {
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** The body's lines (without line ends), each at most maxLineBytes, the whole at most maxBytes. */
-  lines(): AsyncGenerator<string>;
-  /**
-   * The same lines as the text they came in, as many at a time as each read of the socket completed (fewer
-   * awaits on a busy stream): line ends included (`\n` or `\r\n`), but for the last line of the body when it
-   * has none (linesOf splits a block). Instead of lines(), never both.
-   */
-  blocks(): AsyncGenerator<string>;
-  /** The body's bytes as they arrive (audio), the whole at most maxBytes; instead of lines(), never both. */
-  chunks(): AsyncGenerator<Buffer>;
-  /** The whole body as text (capped), for an error answer. */
-  text(): Promise<string>;
-  close(): void;
-}
-
 /** Parses JSON text; undefined when it is not JSON. */
 export function parseJson(text: string): unknown {
   try {
@@ -85,16 +50,6 @@ export function parseJson(text: string): unknown {
 
 const MAX_DISPATCHERS = 64;
 const MAX_HOSTS = 1024;
-/** A line without the carriage return of its `\r\n` end. */
-export const trimCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
-
-/** The lines of a block (see UpstreamStream.blocks), without their line ends. */
-export function linesOf(block: string): string[] {
-  const lines = block.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines.map(trimCr);
-}
-const MAX_LINE_BYTES = 1024 * 1024;
 const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks:']);
 
 function parseUrl(raw: string, what: string): URL {
@@ -107,6 +62,11 @@ function parseUrl(raw: string, what: string): URL {
   return u;
 }
 
+/**
+ * Outgoing HTTP to operator-configured upstreams: every request has a deadline, every body a size cap,
+ * every address passes the address policy (checked on the address actually connected to), redirects are
+ * never followed, and an optional proxy (http, https or socks5) carries the request.
+ */
 export function createUpstreamClient(options: UpstreamClientOptions) {
   const lookup = guardedLookup(options.policy);
   const direct = new Agent({ connect: { lookup } as never, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
@@ -257,103 +217,3 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
 }
 
 export type UpstreamClient = ReturnType<typeof createUpstreamClient>;
-
-type ReadCapped = (body: Dispatcher.ResponseData['body'], maxBytes: number, deadline: Deadline, timeoutMs: number) => Promise<string>;
-
-/**
- * A streamed answer (UpstreamStream): its methods live on the prototype, so a stream makes no closures or
- * generator functions of its own (the relay opens thousands a second).
- */
-class BodyStream implements UpstreamStream {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  /** Bytes of the body read so far. */
-  private received = 0;
-
-  constructor(
-    private readonly res: Dispatcher.ResponseData,
-    private readonly maxBytes: number,
-    private readonly deadline: Deadline,
-    private readonly timeoutMs: number,
-    private readonly readCapped: ReadCapped,
-  ) {
-    this.status = res.statusCode;
-    this.headers = res.headers;
-  }
-
-  text(): Promise<string> {
-    return this.readCapped(this.res.body, Math.min(this.maxBytes, 1024 * 1024), this.deadline, this.timeoutMs);
-  }
-
-  close() {
-    this.res.body.destroy();
-    this.deadline.clear();
-  }
-
-  async *chunks(): AsyncGenerator<Buffer> {
-    try {
-      for await (const chunk of this.res.body) yield this.counted(chunk as Buffer);
-    } catch (e) {
-      throw this.failed(e);
-    } finally {
-      this.deadline.clear();
-    }
-  }
-
-  /** Reads the body itself (not through chunks()): one generator less to pass through for every read. */
-  async *blocks(): AsyncGenerator<string> {
-    let pending = '';
-    // A character's bytes may arrive split across chunks: the decoder keeps the first part until the rest comes.
-    const utf8 = new TextDecoder();
-    try {
-      for await (const chunk of this.res.body) {
-        pending += utf8.decode(this.counted(chunk as Buffer), { stream: true });
-        const end = pending.lastIndexOf('\n');
-        if (end >= 0) {
-          yield end === pending.length - 1 ? pending : pending.slice(0, end + 1);
-          pending = pending.slice(end + 1);
-        }
-        if (pending.length > MAX_LINE_BYTES) throw new UpstreamError('too_large', `a stream line exceeds ${MAX_LINE_BYTES} bytes`);
-      }
-      pending += utf8.decode();
-      if (pending) yield pending;
-    } catch (e) {
-      throw this.failed(e);
-    } finally {
-      this.deadline.clear();
-    }
-  }
-
-  async *lines(): AsyncGenerator<string> {
-    for await (const block of this.blocks()) yield* linesOf(block);
-  }
-
-  /** A chunk of the body, counted against maxBytes (too_large beyond it). */
-  private counted(chunk: Buffer): Buffer {
-    this.received += chunk.length;
-    if (this.received > this.maxBytes) throw new UpstreamError('too_large', `stream exceeds ${this.maxBytes} bytes`);
-    return chunk;
-  }
-
-  private failed(e: unknown): UpstreamError {
-    this.res.body.destroy();
-    return translate(e, this.deadline.passed ? this.timeoutMs : null);
-  }
-}
-
-/** Maps socket, DNS, abort and undici errors to an UpstreamError whose detail names no URL or secret. */
-function translate(e: unknown, timedOutAfterMs: number | null): UpstreamError {
-  if (e instanceof UpstreamError) return e;
-  if (timedOutAfterMs !== null) return new UpstreamError('timeout', `no complete answer within ${timedOutAfterMs} ms`);
-  const err = e as { name?: string; code?: string; cause?: unknown };
-  const cause = (err.cause ?? {}) as { name?: string; code?: string; host?: string };
-  if (e instanceof AddressRefusedError) return new UpstreamError('refused', e.message);
-  if (cause instanceof AddressRefusedError) return new UpstreamError('refused', cause.message);
-  const code = err.code ?? cause.code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new UpstreamError('timeout', 'the upstream stopped answering');
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new UpstreamError('unreachable', 'the host name does not resolve');
-  if (code === 'ECONNREFUSED') return new UpstreamError('unreachable', 'connection refused');
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return new UpstreamError('unreachable', 'the connection was closed before a complete answer');
-  if (code === 'UND_ERR_INVALID_ARG' || err.name === 'InvalidArgumentError') return new UpstreamError('bad_url', 'invalid request to the upstream');
-  return new UpstreamError('unreachable', code ? `connection failed (${code})` : 'connection failed');
-}

@@ -1,4 +1,4 @@
-import { linesOf, trimCr } from '../../../kit/upstream/client.js';
+import { linesOf, trimCr } from '../../../kit/upstream/body-stream.js';
 import { showChatUsage, upstreamUsageShown, type UsageShown } from './shown-usage.js';
 import type { ChatChunk, ChatUsage } from '../../providers/pivot.js';
 import type { StreamDecoder } from '../../providers/types.js';
