@@ -51,3 +51,10 @@ export type EdgeAccess = ReturnType<typeof edgeAccess>;
 
 /** Every error a customer route can answer from the edge itself. */
 export const EDGE_ERRORS = ['EDGE_UNAVAILABLE', 'CUSTOMER_INVALID'] as const;
+
+/**
+ * A route that writes at the edge (a quota, a key switch, a new token, a redemption) can also answer the
+ * edge's contention: a write still deadlocked after its retries, or whose lock wait timed out (503
+ * SERVICE_UNAVAILABLE with Retry-After), the edge in this process or apart.
+ */
+export const EDGE_WRITE_ERRORS = [...EDGE_ERRORS, 'SERVICE_UNAVAILABLE'] as const;

@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Config } from '../../config/index.js';
 import { CustomerRefusal, type CustomerPort } from '../../contract/customer.js';
 import { CUSTOMER_API_AUDIENCE, CUSTOMER_API_ISSUER, CUSTOMER_API_PATH, CUSTOMER_PORT_WIRE, refusalReasonOf, type CustomerMethod } from '../../contract/customer-wire.js';
+import { AppError } from '../../kit/http/errors.js';
 import { playgroundOverHttp } from './playground/http.js';
 import { MAX_LIFETIME_SECONDS, signingKey, signWorkloadToken, type WorkloadKey } from '../../kit/crypto/workload-token.js';
 
@@ -20,7 +21,8 @@ export interface HttpCustomerPortOptions {
 
 /**
  * The edge's customer port in another process, over its internal API (ER01, src/contract/customer-wire.ts;
- * the playground chat over ER02) with a workload token of this service. The edge's refusals come back as the CustomerRefusal it threw; a
+ * the playground chat over ER02) with a workload token of this service. The edge's refusals come back as
+ * the CustomerRefusal it threw, its contention as the SERVICE_UNAVAILABLE it threw (Retry-After kept); a
  * failure to reach it, a timeout, an answer that is not one, or the edge refusing this service's token are
  * CustomerRefusal('unavailable') (the cause is logged, never the token).
  */
@@ -44,6 +46,7 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
   async function call(method: CustomerMethod, args: unknown[]): Promise<unknown> {
     let status: number;
     let text: string;
+    let retryAfter: unknown;
     try {
       const res = await request(`${opts.url}${CUSTOMER_API_PATH}/${method}`, {
         method: 'POST',
@@ -54,6 +57,7 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
       status = res.statusCode;
+      retryAfter = res.headers['retry-after'];
       text = await res.body.text();
     } catch (e) {
       const err = e as { code?: unknown; name?: unknown };
@@ -78,6 +82,8 @@ export function httpCustomerPort(opts: HttpCustomerPortOptions): CustomerPort {
       if (reason === 'unavailable') opts.log.warn({ method, detail }, 'account: the edge could not serve a customer call');
       throw new CustomerRefusal(reason, detail);
     }
+    // The edge's write met contention (transactionWithRetry): answered as the port in process answers it.
+    if (code === 'service_unavailable') throw new AppError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': typeof retryAfter === 'string' ? retryAfter : '1' } });
     // Arguments the edge's wire schema refuses: a bad value, as the port in process refuses one (the message
     // names where, never the values).
     if (code === 'customer_api_bad_arguments') throw new CustomerRefusal('invalid', typeof answer.error?.message === 'string' ? answer.error.message : method);

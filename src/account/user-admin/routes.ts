@@ -6,7 +6,7 @@ import { userIdSchema } from '../users/routes.js';
 import { moduleErrors } from '../schemas.js';
 import { MAX_PAGE_SIZE, type UserAdminService } from './service.js';
 import type { UserChanges } from './changes.js';
-import { EDGE_ERRORS } from '../customers/edge.js';
+import { EDGE_WRITE_ERRORS } from '../customers/edge.js';
 import { baseUrlOf } from '../email/routes.js';
 
 const Int = Type.Integer();
@@ -49,7 +49,7 @@ const search = {
   status: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
 };
 
-const MANAGE_ERRORS = [...moduleErrors.admin, ...EDGE_ERRORS, 'USER_MANAGE_SELF', 'USER_ROOT_PROTECTED', 'USER_PROMOTE_ROOT_ONLY', 'USER_ALREADY_ADMIN', 'USER_ALREADY_COMMON'];
+const MANAGE_ERRORS = [...moduleErrors.admin, ...EDGE_WRITE_ERRORS, 'USER_MANAGE_SELF', 'USER_ROOT_PROTECTED', 'USER_PROMOTE_ROOT_ONLY', 'USER_ALREADY_ADMIN', 'USER_ALREADY_COMMON'];
 const CHANGE_ERRORS = [...moduleErrors.admin, 'USER_MANAGE_SELF', 'USER_INPUT_INVALID'];
 const params = Type.Object({ id: userIdSchema });
 

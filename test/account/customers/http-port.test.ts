@@ -4,11 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { CustomerRefusal, type CustomerPort } from '../../../src/contract/customer.js';
 import { CUSTOMER_PORT_WIRE } from '../../../src/contract/customer-wire.js';
 import { httpCustomerPort } from '../../../src/account/customers/http-port.js';
 import { signWorkloadToken } from '../../../src/kit/crypto/workload-token.js';
+import { AppError } from '../../../src/kit/http/errors.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { createRuntime } from '../../../src/runtime.js';
 import { buildServices } from '../../../src/services.js';
@@ -62,6 +64,23 @@ function handMade(claims: { iat: number; exp: number; aud?: string; iss?: string
     .setIssuedAt(claims.iat)
     .setExpirationTime(claims.exp)
     .sign(new TextEncoder().encode(secret));
+}
+
+/** A trigger answering every update of edge_wallets with the database's own lock wait timeout error. */
+function lockTimeoutTrigger(v: Variant) {
+  if (v.name === 'postgres') {
+    return {
+      create: [
+        `create function t_lock_timeout() returns trigger language plpgsql as $$ begin raise exception 'lock timeout' using errcode = 'lock_not_available'; end $$`,
+        'create trigger t_lock_timeout before update on edge_wallets for each row execute function t_lock_timeout()',
+      ],
+      drop: 'drop function t_lock_timeout() cascade',
+    };
+  }
+  return {
+    create: [`create trigger t_lock_timeout before update on edge_wallets for each row signal sqlstate 'HY000' set mysql_errno = 1205, message_text = 'Lock wait timeout exceeded'`],
+    drop: 'drop trigger t_lock_timeout',
+  };
 }
 
 // The account service and the edge apart: the customer port over the edge's internal route (ER01) answers
@@ -208,6 +227,32 @@ eachDatabase('customer port over HTTP', (v) => {
     // Bad arguments come back to the caller as a bad value.
     const viaPort = await refusalOf(() => (http.port.redeem as (...a: unknown[]) => Promise<number>)(7, { key: 'x' }));
     assert.equal(viaPort.reason, 'invalid');
+  });
+
+  test("a write whose lock wait timed out at the edge is 503 service_unavailable with Retry-After, over HTTP as in process", { skip: v.name === 'sqlite' && 'SQLite has no lock wait timeout' }, async () => {
+    const token = await signWorkloadToken({ alg: 'HS256', secret: SECRET }, { issuer: 'account', subject: 'account', audience: 'edge-customer' });
+    await local.grant(12, 100, 'http-test:busy', 'system:test', 'starting balance');
+    // The database itself answers every wallet update with its lock wait timeout (PostgreSQL 55P03, MySQL 1205).
+    const trigger = lockTimeoutTrigger(v);
+    for (const statement of trigger.create) await sql.raw(statement).execute(edge.ctx.db);
+    try {
+      const r = await ER01(edge, 'setQuota', [12, 500, 'account:1', 'busy'], { authorization: `Bearer ${token}` });
+      assert.equal(r.status, 503);
+      assert.equal(r.json.error.code, 'service_unavailable');
+      assert.equal(r.headers.get('retry-after'), '1');
+      for (const [name, port] of [['http', http.port], ['in process', local]] as const) {
+        await assert.rejects(port.setQuota(12, 500, 'account:1', 'busy'), (e) => {
+          assert.ok(e instanceof AppError, `${name}: ${String(e)}`);
+          assert.equal(e.code, 'SERVICE_UNAVAILABLE', name);
+          assert.equal(e.options.headers?.['Retry-After'], '1', name);
+          return true;
+        });
+      }
+    } finally {
+      await sql.raw(trigger.drop).execute(edge.ctx.db);
+    }
+    assert.equal((await local.balance(12)).quota, 100, 'nothing was written');
+    assert.equal((await http.port.setQuota(12, 500, 'account:1', 'free again')).quota, 500);
   });
 
   test('every kind of bad workload token is refused with its reason and never echoed', async () => {

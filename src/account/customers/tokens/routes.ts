@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { implement, NoData } from '../../../contract/types.js';
 import { ok } from '../../../kit/http/envelope.js';
 import { identityOf } from '../../auth.js';
-import { EDGE_ERRORS } from '../edge.js';
+import { EDGE_ERRORS, EDGE_WRITE_ERRORS } from '../edge.js';
 import { PageOf, pagingQuery } from '../paging.js';
 import { CreatedToken, CustomerToken } from '../schemas.js';
 import type { TokensService } from './service.js';
@@ -61,7 +61,7 @@ export function tokenRoutes(tokens: TokensService) {
 
     implement('AP05', {
       data: CreatedToken,
-      errors: EDGE_ERRORS,
+      errors: EDGE_WRITE_ERRORS,
       schema: { body: Type.Object(settings) },
       handler: async (req) => ok(await tokens.create(identityOf(req).userId, req.body)),
     }),

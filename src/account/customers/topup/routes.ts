@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { implement, NoData } from '../../../contract/types.js';
 import { ok } from '../../../kit/http/envelope.js';
 import { identityOf } from '../../auth.js';
-import { EDGE_ERRORS } from '../edge.js';
+import { EDGE_ERRORS, EDGE_WRITE_ERRORS } from '../edge.js';
 import { PageOf, pagingQuery } from '../paging.js';
 import { Topup, TopupCode } from '../schemas.js';
 import type { TopupService } from './service.js';
@@ -28,7 +28,7 @@ export function topupRoutes(topup: TopupService) {
 
     implement('AP18', {
       data: Type.Integer({ description: 'the units credited' }),
-      errors: [...EDGE_ERRORS, 'TOPUP_CODE_INVALID'],
+      errors: [...EDGE_WRITE_ERRORS, 'TOPUP_CODE_INVALID'],
       rateLimit: ['critical'],
       schema: { body: Type.Object({ key: Type.Optional(Type.String({ maxLength: 1024 })) }) },
       handler: async (req) => ok(await topup.redeem(identityOf(req).userId, req.body.key ?? '')),

@@ -4,7 +4,7 @@ import { ok } from '../../../kit/http/envelope.js';
 import { identityOf } from '../../auth.js';
 import { userIdSchema } from '../../users/routes.js';
 import { moduleErrors } from '../../schemas.js';
-import { EDGE_ERRORS } from '../edge.js';
+import { EDGE_WRITE_ERRORS } from '../edge.js';
 import { balanceFields } from '../schemas.js';
 import type { WalletService } from './service.js';
 
@@ -17,7 +17,7 @@ export function walletRoutes(wallet: WalletService) {
   return [
     implement('AS17', {
       data: Type.Object({ id: Type.Integer(), ...balanceFields }),
-      errors: [...EDGE_ERRORS, ...moduleErrors.admin, 'QUOTA_BELOW_RESERVED'],
+      errors: [...EDGE_WRITE_ERRORS, ...moduleErrors.admin, 'QUOTA_BELOW_RESERVED'],
       schema: {
         body: Type.Object({
           id: userIdSchema,

@@ -34,7 +34,9 @@ export function customerApiRoutes(port: CustomerPort) {
       schema: { params, body },
       noStore: true,
       answers: { 200: { description: "The method's answer", schema: answer } },
-      errors: ['customer_api_unknown_method', 'customer_api_bad_arguments', ...Object.values(CUSTOMER_REFUSAL_CODES)],
+      // service_unavailable: a write (a quota, a grant, a key switch, a new token, a redemption) still
+      // deadlocked after its retries, or whose lock wait timed out (transactionWithRetry).
+      errors: ['customer_api_unknown_method', 'customer_api_bad_arguments', 'service_unavailable', ...Object.values(CUSTOMER_REFUSAL_CODES)],
       handler: async (req) => {
         const method = req.params.method;
         if (!isCustomerMethod(method)) throw new AppError('customer_api_unknown_method', { params: { method: method.slice(0, 64) } });
