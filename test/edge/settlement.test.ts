@@ -1,17 +1,42 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { eachDatabase, postgresWithRedis } from '../helpers/services.js';
+import { sql } from 'kysely';
+import { eachDatabase, postgresWithRedis, type Variant } from '../helpers/services.js';
 import { CHAT_COST, startStack, type Stack } from '../helpers/stack.js';
 import { startEdge, type EdgeServer } from '../helpers/edge.js';
 import { RELAY_SECRET } from '../helpers/relay.js';
 import { admit, eventsOfRun, gateSlowModel, ownerIdOf, runRow, settlementsOf, until, walletOf } from '../helpers/runs.js';
+import { reconcile } from '../../src/edge/runs/reconcile.js';
 import { settleRun } from '../../src/edge/runs/settle.js';
 import { reserveRun } from '../../src/edge/runs/reserve.js';
 import { modelOf } from '../../src/edge/models/store.js';
 import { parseCredential } from '../../src/edge/keys/credentials.js';
 
 const FINAL = ['succeeded', 'failed', 'cancelled'];
+
+/** Statements making the database refuse to record a run's success (and undoing it): a trigger on edge_runs. */
+function refuseSuccess(dialect: Variant['name']) {
+  if (dialect === 'postgres') {
+    return {
+      create: [
+        `create function t_refuse_success() returns trigger language plpgsql as $$ begin if new.status = 'succeeded' then raise exception 'success refused'; end if; return new; end $$`,
+        'create trigger t_refuse_success before update on edge_runs for each row execute function t_refuse_success()',
+      ],
+      drop: 'drop function t_refuse_success() cascade',
+    };
+  }
+  if (dialect === 'mysql') {
+    return {
+      create: [`create trigger t_refuse_success before update on edge_runs for each row begin if new.status = 'succeeded' then signal sqlstate '45000' set message_text = 'success refused'; end if; end`],
+      drop: 'drop trigger t_refuse_success',
+    };
+  }
+  return {
+    create: [`create trigger t_refuse_success before update on edge_runs when new.status = 'succeeded' begin select raise(abort, 'success refused'); end`],
+    drop: 'drop trigger t_refuse_success',
+  };
+}
 
 eachDatabase('edge settlement: charged to the unit, capped by the available balance, exactly once', (v) => {
   let st: Stack;
@@ -139,6 +164,37 @@ eachDatabase('edge settlement: charged to the unit, capped by the available bala
     assert.deepEqual(await walletOf(s, 'cap'), { ...w0, balance: w0.balance - 320, reserved: w0.reserved - 500, revision: w0.revision + 1 });
     const run = await runRow(s, runId);
     assert.deepEqual([run.status, Number(run.cost), run.lease_until], ['succeeded', 320, null], 'ended, charged, its lease cleared');
+  });
+
+  test("a served run whose settlement failed is left open, never settled as failed and free; the reconciliation charges it from the gateway's log", async () => {
+    assert.equal((await s.cli('edge', 'wallet', 'credit', '--owner', 'served', '--amount', String(START))).error, null);
+    const key = await s.issueKey('served');
+    const ownerId = await ownerIdOf(s, 'served');
+    const w0 = await walletOf(s, 'served');
+    // The database refuses to record a success (a real failed ledger write), after the upstream has served the call.
+    const refusal = refuseSuccess(v.name);
+    for (const statement of refusal.create) await sql.raw(statement).execute(s.ctx.db);
+    let runId: string;
+    try {
+      runId = (await admit(s, key, 'gpt-4o')).runId;
+      await work();
+    } finally {
+      await sql.raw(refusal.drop).execute(s.ctx.db);
+    }
+    const logged = await st.gateway.relay.engine.summaryOf(runId, { issuer: 'edge', subject: `owner-${ownerId}` });
+    assert.deepEqual([logged?.error_code, logged?.quota], [null, CHAT_COST], 'the upstream served the call');
+    const open = await runRow(s, runId);
+    assert.deepEqual([open.status, Number(open.cost), open.error_code], ['running', 0, null], 'not settled as failed and free');
+    assert.deepEqual(await settlementsOf(s, runId), []);
+    assert.deepEqual(await walletOf(s, 'served'), { ...w0, reserved: w0.reserved + 500, revision: w0.revision + 1 }, 'its hold kept');
+    assert.match(s.log.text(), /run worker: run not settled/);
+
+    const done = await reconcile(s.ctx, s.services.relay, { now: Number(open.deadline_at) + 1 });
+    assert.deepEqual(done.find((r) => r.runId === runId), { runId, outcome: 'charged', charged: CHAT_COST });
+    const run = await runRow(s, runId);
+    assert.deepEqual([run.status, Number(run.cost)], ['succeeded', CHAT_COST]);
+    assert.deepEqual((await settlementsOf(s, runId)).map((x) => x.source), ['reconcile']);
+    assert.deepEqual(await walletOf(s, 'served'), { ...w0, balance: w0.balance - CHAT_COST, revision: w0.revision + 2 });
   });
 });
 
