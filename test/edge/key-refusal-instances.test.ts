@@ -62,6 +62,19 @@ eachDatabase('edge key, owner and token changes across instances', (variant) => 
     await seenOnBoth(key, () => a.services.admin.revokeKey(parseCredential(key)!.keyId, 'test'), '401 invalid_api_key');
   });
 
+  test('revoking a key that is revoked already, or none, changes nothing and so bumps nothing', async () => {
+    const key = await a.issueKey('twice');
+    const keyId = parseCredential(key)!.keyId;
+    const changes = async () => Number((await a.ctx.db.selectFrom('edge_key_changes').select('changes').executeTakeFirstOrThrow()).changes);
+    const before = await changes();
+    assert.equal(await a.services.admin.revokeKey(keyId, 'test'), true);
+    assert.equal(await changes(), before + 1);
+    assert.equal(await a.services.admin.revokeKey(keyId, 'test'), false);
+    assert.equal(await a.services.admin.revokeKey('no-such-key-id', 'test'), false);
+    assert.equal(await changes(), before + 1);
+    assert.equal(await outcome(a, key), '401 invalid_api_key');
+  });
+
   test('a key revoked by a third process (the CLI, its own connection) is refused by both instances within the bound', async () => {
     const key = await a.issueKey('revoked');
     for (const s of [a, b]) assert.equal(await outcome(s, key), 'accepted');

@@ -88,7 +88,13 @@ export function setOwnerSuspended(db: Db, ownerId: number, suspendedAt: number |
   });
 }
 
-export function revokeKey(db: Db, keyId: string): Promise<boolean> {
+/**
+ * Revokes a key; false when it was revoked already or there is none. Those change nothing, and so bump nothing
+ * (a bump makes every instance drop every kept key row).
+ */
+export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
+  const current = await db.selectFrom('edge_keys').select('revoked_at').where('key_id', '=', keyId).executeTakeFirst();
+  if (current === undefined || current.revoked_at !== null) return false;
   return changeKeys(db, async (trx) => {
     const r = await trx.updateTable('edge_keys').set({ revoked_at: nowSeconds() }).where('key_id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
