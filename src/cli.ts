@@ -7,7 +7,7 @@ const exitAfterFlush = (code: number) => process.stdout.write('', () => process.
 cliProgram().parseAsync(process.argv).then(
   () => exitAfterFlush(0),
   async (e: unknown) => {
-    const { ConfigError } = await import('./config/index.js');
+    const { ConfigError } = await import('./config/read.js');
     console.error(e instanceof ConfigError ? `configuration error: ${e.message}` : `error: ${(e as Error).message}`);
     exitAfterFlush(1);
   },

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type Config } from './config/index.js';
+import { loadConfig, type Config } from './config/index.js';
+import { ConfigError } from './config/read.js';
 import { createRuntime } from './runtime.js';
 import { buildServices } from './services.js';
 

@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import { ConfigError, int, str } from './index.js';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, int, str, type Env } from './read.js';
 
 /** An HS256 secret (at least 32 bytes) or an Ed25519 private key (PEM) that signs workload tokens. */
 function signingKeyVar(env: Env, name: string): string {

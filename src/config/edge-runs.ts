@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import { bool, ConfigError, int, str } from './index.js';
-
-type Env = Record<string, string | undefined>;
+import { bool, ConfigError, int, str, type Env } from './read.js';
 
 /**
  * How the edge executes and bills calls (src/edge/runs, src/edge/openai): where the gateway relay is when it

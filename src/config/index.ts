@@ -7,43 +7,7 @@ import { edgeRunsConfig } from './edge-runs.js';
 import { accountEdgeConfig, edgeCustomerApiConfig } from './customer-api.js';
 import { operationPermissionOverrides } from './operation-permissions.js';
 import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
-
-/**
- * Typed configuration read from the environment. Every variable is listed in docs/configuration.md;
- * a bad value fails start-up with a message naming the variable.
- */
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-export function str(env: Env, name: string, def: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? def : v;
-}
-
-export function bool(env: Env, name: string, def: boolean): boolean {
-  const v = env[name];
-  if (v === undefined || v === '') return def;
-  if (/^(1|true|yes|on)$/i.test(v)) return true;
-  if (/^(0|false|no|off)$/i.test(v)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${v}"`);
-}
-
-export function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const v = env[name];
-  if (v === undefined || v === '') return def;
-  if (!/^-?\d+$/.test(v.trim())) throw new ConfigError(`${name} must be an integer, got "${v}"`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-export function list(env: Env, name: string): string[] {
-  return str(env, name, '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
+import { bool, ConfigError, int, list, str, type Env } from './read.js';
 
 function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readonly T[]): T {
   const v = str(env, name, def) as T;
@@ -199,6 +163,10 @@ function edgeConfig(env: Env, dataDir: string) {
 export const SERVICES = ['account', 'gateway', 'edge'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/**
+ * Typed configuration read from the environment. Every variable is listed in docs/configuration.md;
+ * a bad value fails start-up with a message naming the variable.
+ */
 export function loadConfig(env: Env = process.env) {
   const production = env.NODE_ENV === 'production';
   const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import { ConfigError } from './index.js';
+import { ConfigError, type Env } from './read.js';
 
 /** Mail, email codes, password reset and login-provider settings (docs/configuration.md, "Mail and OAuth providers"). */
-type Env = Record<string, string | undefined>;
 
 const s = (env: Env, name: string, def = '') => {
   const v = env[name];

@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
-import { bool, ConfigError, int, list, str } from './index.js';
-
-type Env = Record<string, string | undefined>;
+import { bool, ConfigError, int, list, str, type Env } from './read.js';
 
 /**
  * The gateway's relay (src/gateway/relay): who may call its internal API, its deadlines and caps, and the

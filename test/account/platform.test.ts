@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig, ConfigError } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { ConfigError } from '../../src/config/read.js';
 import { startAccount, type AccountServer } from '../helpers/account.js';
 
 const sqlite = { name: 'sqlite' as const };
