@@ -7,6 +7,13 @@ import type { EdgeIdentity, KeyService } from './keys/service.js';
 import { checkTokenAccess } from './keys/token-limits.js';
 import { wireShapeOf } from './wire-errors.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The developer key's identity, set by edgeAuthenticator. */
+    edgeIdentity?: EdgeIdentity;
+  }
+}
+
 /**
  * The key of a request where its caller format's clients send it, besides `Authorization: Bearer`:
  * Anthropic's `x-api-key`, Google's `x-goog-api-key` or `?key=` (which win over the bearer, as in new-api);

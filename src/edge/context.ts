@@ -4,7 +4,6 @@ import { persistentSecret } from '../config/index.js';
 import type { Database } from '../kit/db/index.js';
 import type { UpstreamClient } from '../kit/upstream/client.js';
 import type { EdgeDB } from './db.js';
-import type { EdgeIdentity } from './keys/service.js';
 import type { EdgeMetrics } from './metrics.js';
 import type { LedgerWriter } from './runs/ledger.js';
 
@@ -34,8 +33,5 @@ export function edgeSecretKey(config: Config): Buffer {
 declare module 'fastify' {
   interface FastifyInstance {
     edge: EdgeContext;
-  }
-  interface FastifyRequest {
-    edgeIdentity?: EdgeIdentity;
   }
 }
