@@ -4,6 +4,13 @@ import { AppError } from '../kit/http/errors.js';
 import { gatewayOf } from './context.js';
 import type { StaffService, StaffIdentity } from './staff/service.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The staff or service identity of the bearer token, set by gatewayAuthenticator. */
+    gatewayIdentity?: StaffIdentity;
+  }
+}
+
 function bearerOf(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
   if (typeof h !== 'string') return null;

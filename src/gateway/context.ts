@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Database } from '../kit/db/index.js';
 import type { GatewayDB } from './db.js';
-import type { StaffIdentity } from './staff/service.js';
 import type { UpstreamClient } from '../kit/upstream/client.js';
 import type { ByteBudget } from '../kit/upstream/budget.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -46,9 +45,6 @@ export function commitSecretKeyFile(config: Config) {
 declare module 'fastify' {
   interface FastifyInstance {
     gateway: GatewayContext;
-  }
-  interface FastifyRequest {
-    gatewayIdentity?: StaffIdentity;
   }
 }
 
