@@ -1,17 +1,23 @@
 import type { CountCall, RelayTokenCount } from '../../contract/relay.js';
 import { AppError } from '../../kit/http/errors.js';
-import { asFailure, sendJson } from './attempt.js';
-import type { RelayDeps } from './engine.js';
+import type { UpstreamClient } from '../../kit/upstream/client.js';
+import { asFailure, sendJson, type Limits } from './attempt.js';
 import { formatOf } from './formats/index.js';
-import { legsOf } from './legs.js';
+import { legsOf, type LegSource } from './legs.js';
 import { Plan } from './plan.js';
+
+/** What counting needs of the relay's dependencies (the engine's RelayDeps has it all). */
+export interface CountDeps extends LegSource {
+  upstream: UpstreamClient;
+  limits: Limits;
+}
 
 /**
  * Counts a prompt: the first channel the call would be routed to counts it when its provider has the
  * format's count endpoint (Anthropic's count_tokens, Gemini's countTokens); otherwise, or when that fails,
  * the relay's tokenizer does. No price is needed, nothing is charged or logged, no breaker is fed.
  */
-export async function countTokens(d: RelayDeps, asked: CountCall): Promise<RelayTokenCount> {
+export async function countTokens(d: CountDeps, asked: CountCall): Promise<RelayTokenCount> {
   const format = formatOf(asked.format);
   const counting = format.count;
   if (!counting) throw new AppError('relay_invalid_request', { params: { detail: `${asked.format} calls have no token count` } });
