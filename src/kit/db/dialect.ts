@@ -8,10 +8,11 @@ import {
   type RawBuilder,
   type SelectQueryBuilder,
 } from 'kysely';
-import type { DialectName } from './index.js';
 
 // What differs between SQLite, PostgreSQL and MySQL/MariaDB, one helper per concern, so stores and
 // migrations say what they need instead of testing the dialect themselves.
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
 /** The dialect behind a Kysely instance or transaction. */
 export function dialectOf(db: Kysely<any>): DialectName {

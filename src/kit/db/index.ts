@@ -7,8 +7,7 @@ import { attachReadThread, ReadThread } from './read-thread.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
 import { cacheStatements, STATEMENT_CACHE_DEFAULT } from './pg-statements.js';
 import { restrictSqliteFiles } from './sqlite-files.js';
-
-export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+import type { DialectName } from './dialect.js';
 
 export interface Database<DB> {
   db: Kysely<DB>;
