@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Link, Notice, navigate, useAction } from '../shared/ui';
 import { api } from './session';
 import { t } from './texts';
-import { finishLogin, settings, SecondStep, type Challenge } from './Login';
+import { finishLogin, SecondStep, type Challenge } from './SecondStep';
+import { settings } from './settings';
 import { resumeWithProof, takePendingStepUp } from './StepUp';
 
 export function RegisterPage() {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Notice, formatTime, useAction } from '../shared/ui';
 import { adopt, api, useSession } from './session';
-import { settings } from './Login';
+import { settings } from './settings';
 import { SocialBinding } from './SocialBinding';
 import { useResume, useStepUp, withProof, type StepUp } from './StepUp';
 import { t } from './texts';

@@ -2,7 +2,7 @@
 // security page, offered when the server has them configured and the account is not bound yet.
 import { useState } from 'preact/hooks';
 import { ErrorBox, Link, Notice, useAction } from '../shared/ui';
-import { settings } from './Login';
+import { settings } from './settings';
 import { api } from './session';
 import { TELEGRAM_BIND_FLOW, telegramUrl, WeChatCodeForm } from './SocialLogin';
 import { withProof, type StepUp } from './StepUp';

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, Field, Link, useAction } from '../shared/ui';
 import { api } from './session';
 import { t } from './texts';
-import { finishLogin, SecondStep, settings, type Challenge } from './Login';
+import { finishLogin, SecondStep, type Challenge } from './SecondStep';
+import { settings } from './settings';
 
 /**
  * Telegram's login page (oauth.telegram.org) instead of its widget script, which the console's CSP does not
