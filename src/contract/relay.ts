@@ -54,6 +54,12 @@ export interface RelayCall {
    */
   vendorHeaders?: Record<string, string>;
   /**
+   * An Anthropic caller's `?beta=true` (what Claude Code sends on /v1/messages; betaQueryOf):
+   * sent on as the same query to a channel that speaks Anthropic's format itself, as new-api does; a
+   * converted call drops it.
+   */
+  betaQuery?: boolean;
+  /**
    * The most the call may cost, in quota units (what the caller holds for it): the relay caps the output
    * tokens it asks the upstream for so that the cost fits (the caller's own smaller cap is kept).
    */
@@ -77,10 +83,19 @@ export function vendorHeadersOf(format: RelayFormat, headers: Record<string, str
 }
 
 /**
+ * Whether a request of the format asks Anthropic's `?beta=true`: an Anthropic caller whose URL's first `beta`
+ * is exactly `true` (new-api's `c.Query("beta") == "true"`); never another format.
+ */
+export function betaQueryOf(format: RelayFormat, url: string): boolean {
+  const q = url.indexOf('?');
+  return format === 'anthropic' && q >= 0 && new URLSearchParams(url.slice(q + 1)).get('beta') === 'true';
+}
+
+/**
  * A prompt to count without calling the model (Anthropic's count_tokens body, Gemini's countTokens body),
  * never charged: the format's own body, the model as the call names it.
  */
-export type CountCall = Pick<RelayCall, 'format' | 'body' | 'modelInPath' | 'caller' | 'requestId' | 'signal' | 'vendorHeaders'>;
+export type CountCall = Pick<RelayCall, 'format' | 'body' | 'modelInPath' | 'caller' | 'requestId' | 'signal' | 'vendorHeaders' | 'betaQuery'>;
 
 /** A prompt's tokens: the upstream's own count (a channel of the format's vendor), else the relay tokenizer's estimate. */
 export interface RelayTokenCount {

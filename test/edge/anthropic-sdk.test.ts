@@ -137,11 +137,39 @@ for (const link of ['in process', 'over HTTP'] as const) {
 
     test("Claude Code's way: ?beta=true, Authorization: Bearer, anthropic-version and anthropic-beta passed to the Anthropic channel", async () => {
       const bearer = new Anthropic({ baseURL: st.edge.url, authToken: key, apiKey: null, maxRetries: 0, defaultHeaders: { 'anthropic-version': '2024-10-22' } });
-      const m = await bearer.beta.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], betas: ['claude-code-20250219'] });
+      // This SDK's beta namespace sends no ?beta=true of its own; Claude Code's does (claude-code.test.ts).
+      const m = await bearer.beta.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], betas: ['claude-code-20250219'] }, { query: { beta: 'true' } });
       assert.deepEqual(m.content, [{ type: 'text', text: TEXT.anthropic }]);
       const sent = fakes.anthropic.to('/v1/messages').at(-1)!;
-      assert.deepEqual([sent.headers['anthropic-beta'], sent.headers['anthropic-version'], sent.headers['x-api-key']], ['claude-code-20250219', '2024-10-22', ANTHROPIC_KEY]);
+      assert.deepEqual([sent.headers['anthropic-beta'], sent.headers['anthropic-version'], sent.headers['x-api-key'], sent.url.search], ['claude-code-20250219', '2024-10-22', ANTHROPIC_KEY, '?beta=true']);
       assert.equal(sent.json.model, 'claude-upstream', 'the gateway model, mapped by the channel');
+    });
+
+    test('?beta=true reaches the Anthropic channel (whole, streamed, count_tokens), as new-api sends it; no other value, no converted call', async () => {
+      const ask = { model: 'claude', max_tokens: 16, messages: [{ role: 'user' as const, content: 'hi' }] };
+      const beta = { query: { beta: 'true' } };
+      const lastQuery = (path: string) => fakes.anthropic.to(path).at(-1)!.url.search;
+      await client.messages.create(ask, beta);
+      assert.equal(lastQuery('/v1/messages'), '?beta=true');
+      await client.messages.stream(ask, beta).finalMessage();
+      assert.equal(lastQuery('/v1/messages'), '?beta=true');
+      await client.messages.countTokens({ model: 'claude', messages: ask.messages }, beta);
+      assert.equal(lastQuery('/v1/messages/count_tokens'), '?beta=true');
+      await client.messages.create(ask);
+      assert.equal(lastQuery('/v1/messages'), '', 'no query when the caller sent none');
+      await client.messages.countTokens({ model: 'claude', messages: ask.messages });
+      assert.equal(lastQuery('/v1/messages/count_tokens'), '');
+      for (const query of ['beta=false', 'beta=1', 'beta=TRUE', 'beta=', 'other=true', 'beta=false&beta=true']) {
+        const r = await st.edge.request('POST', `/v1/messages?${query}`, { headers: { 'x-api-key': key }, body: ask });
+        assert.equal(r.status, 200, r.text);
+        assert.equal(lastQuery('/v1/messages'), '', `?${query} is not passed on`);
+      }
+      const before = st.up.to('/v1/chat/completions').length;
+      await client.messages.create({ ...ask, model: 'claude-via-openai' }, beta);
+      const converted = st.up.to('/v1/chat/completions');
+      assert.equal(converted.length, before + 1);
+      assert.equal(converted.at(-1)!.url.search, '', 'a converted call drops it');
+      await syncRunsSettled(st);
     });
 
     test("errors reach the SDK as its classes, in Anthropic's shape: 401, 404, 402, 400", async () => {

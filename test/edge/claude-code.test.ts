@@ -88,8 +88,9 @@ describe('edge: Claude Code (the real CLI) against /v1/messages', () => {
       for (const run of made) assert.deepEqual([run.status, run.public_model_id, run.format, Number(run.cost)], ['succeeded', model, 'anthropic', CHAT_COST]);
       assert.deepEqual(await walletOf(st, 'acme'), { balance: before.balance - made.length * CHAT_COST, reserved: 0 });
       if (model === 'claude') {
-        // Claude Code's own request, as the Anthropic channel received it: its betas, its system prompt and tools.
+        // Claude Code's own request, as the Anthropic channel received it: its ?beta=true, its betas, its system prompt and tools.
         const sent = fakes.anthropic.to('/v1/messages').at(-1)!;
+        assert.equal(sent.url.search, '?beta=true');
         assert.match(String(sent.headers['anthropic-beta']), /claude-code-/);
         assert.equal(sent.json.model, 'claude-upstream');
         assert.ok(sent.json.system && sent.json.tools.length > 0);

@@ -78,33 +78,39 @@ beforeEach(() => {
 const CLAUDE_CODE_HEADERS = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' };
 const withSystemMessage = (model: string) => ({ model, max_tokens: 64, system: 'You are Claude Code.', messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'hi' }] });
 
-test('GR05: role "system" messages are folded into system; the anthropic headers reach an Anthropic channel only', async () => {
-  const native = await relay(s.url, '/messages', withSystemMessage('claude-x'), { headers: CLAUDE_CODE_HEADERS });
+test('GR05: role "system" messages are folded into system; the anthropic headers and ?beta=true reach an Anthropic channel only', async () => {
+  const native = await relay(s.url, '/messages?beta=true', withSystemMessage('claude-x'), { headers: CLAUDE_CODE_HEADERS });
   assert.equal(native.status, 200, native.text);
   assert.equal(native.json.content[0].text, 'Hi!');
   const sent = up.to('/anthropic/v1/messages').at(-1)!;
   assert.equal(sent.json.system, 'You are Claude Code.\n\nAnswer briefly.');
   assert.deepEqual(sent.json.messages, [{ role: 'user', content: 'hi' }]);
-  assert.deepEqual([sent.headers['anthropic-version'], sent.headers['anthropic-beta']], ['2023-06-01', 'claude-code-20250219,interleaved-thinking-2025-05-14']);
+  assert.deepEqual([sent.headers['anthropic-version'], sent.headers['anthropic-beta'], sent.url.search], ['2023-06-01', 'claude-code-20250219,interleaved-thinking-2025-05-14', '?beta=true']);
+  for (const path of ['/messages', '/messages?beta=false', '/messages?beta=yes']) {
+    assert.equal((await relay(s.url, path, withSystemMessage('claude-x'))).status, 200);
+    assert.equal(up.to('/anthropic/v1/messages').at(-1)!.url.search, '', `${path}: no query upstream`);
+  }
 
-  const converted = await relay(s.url, '/messages', withSystemMessage('gpt-x'), { headers: CLAUDE_CODE_HEADERS });
+  const converted = await relay(s.url, '/messages?beta=true', withSystemMessage('gpt-x'), { headers: CLAUDE_CODE_HEADERS });
   assert.equal(converted.status, 200, converted.text);
   assert.deepEqual(converted.json.content, [{ type: 'text', text: 'Hi!' }]);
   const chat = up.to('/openai/v1/chat/completions').at(-1)!;
   assert.deepEqual(chat.json.messages, [{ role: 'system', content: 'You are Claude Code.\n\nAnswer briefly.' }, { role: 'user', content: 'hi' }]);
-  assert.equal(chat.headers['anthropic-beta'], undefined, 'an OpenAI channel gets no Anthropic header');
+  assert.deepEqual([chat.headers['anthropic-beta'], chat.url.search], [undefined, ''], 'an OpenAI channel gets no Anthropic header nor query');
 });
 
 test('GR09: an Anthropic channel counts with its own count_tokens, other channels with the tokenizer; nothing is logged', async () => {
   await s.relay.log.flush();
   const before = await s.ctx.db.selectFrom('relay_log').select('id').execute();
   const body = { model: 'claude-x', system: 'Be brief.', messages: [{ role: 'system', content: 'Folded.' }, { role: 'user', content: 'How many tokens is this?' }] };
-  const upstream = await relay(s.url, '/messages/count_tokens', body, { headers: CLAUDE_CODE_HEADERS });
+  const upstream = await relay(s.url, '/messages/count_tokens?beta=true', body, { headers: CLAUDE_CODE_HEADERS });
   assert.equal(upstream.status, 200, upstream.text);
   assert.deepEqual(upstream.json, { input_tokens: ANTHROPIC_COUNT });
   assert.equal(upstream.headers.get('x-relay-count-source'), 'upstream');
   const sent = up.to('/anthropic/v1/messages/count_tokens').at(-1)!;
-  assert.deepEqual([sent.json.model, sent.json.system, sent.json.messages.length, sent.headers['anthropic-beta']], ['claude-upstream', 'Be brief.\n\nFolded.', 1, CLAUDE_CODE_HEADERS['anthropic-beta']]);
+  assert.deepEqual([sent.json.model, sent.json.system, sent.json.messages.length, sent.headers['anthropic-beta'], sent.url.search], ['claude-upstream', 'Be brief.\n\nFolded.', 1, CLAUDE_CODE_HEADERS['anthropic-beta'], '?beta=true']);
+  assert.equal((await relay(s.url, '/messages/count_tokens', body)).status, 200);
+  assert.equal(up.to('/anthropic/v1/messages/count_tokens').at(-1)!.url.search, '', 'no query when the caller sent none');
 
   const estimated = await relay(s.url, '/messages/count_tokens', { ...body, model: 'gpt-x' });
   assert.equal(estimated.headers.get('x-relay-count-source'), 'tokenizer');

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { vendorHeadersOf, type RelayAnswer } from '../../contract/relay.js';
+import { betaQueryOf, vendorHeadersOf, type RelayAnswer } from '../../contract/relay.js';
 import type { LaneRequest } from '../../kit/http/fast-lane.js';
 import { AppError } from '../../kit/http/errors.js';
 import type { CancelSignal } from '../../kit/http/cancel-signal.js';
@@ -14,7 +14,7 @@ import type { SyncCall, SyncCalls } from './service.js';
 export type AskedCall = Pick<SyncCall, 'format' | 'modelInPath' | 'files'>;
 
 /** What a call reads of its request: a Fastify request's fields, or a fast-lane request's (kit/http/fast-lane.ts). */
-type CallRequest = Pick<LaneRequest, 'id' | 'headers' | 'body'> & { edgeIdentity?: EdgeIdentity };
+type CallRequest = Pick<LaneRequest, 'id' | 'url' | 'headers' | 'body'> & { edgeIdentity?: EdgeIdentity };
 
 /** The request headers channel-affinity rules may read at the gateway: the user agent only. */
 function affinityHeaders(req: CallRequest): Record<string, string> {
@@ -27,7 +27,7 @@ export function checkAdmission(ctx: EdgeContext) {
   if (ctx.config.edge.admissionMode !== 'controlled') throw new AppError('admission_disabled');
 }
 
-/** The call of a request in its format: identity, body, the vendor headers it passes on. */
+/** The call of a request in its format: identity, body, the vendor headers and (Anthropic's) `?beta=true` it passes on. */
 export function callOf(req: CallRequest, asked: AskedCall, signal: CancelSignal): SyncCall {
   return {
     identity: identityOf(req),
@@ -37,6 +37,7 @@ export function callOf(req: CallRequest, asked: AskedCall, signal: CancelSignal)
     signal,
     headers: affinityHeaders(req),
     vendorHeaders: vendorHeadersOf(asked.format, req.headers),
+    betaQuery: betaQueryOf(asked.format, req.url),
   };
 }
 

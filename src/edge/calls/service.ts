@@ -30,10 +30,12 @@ export interface SyncCall {
   headers?: Record<string, string>;
   /** The caller's anthropic-version and anthropic-beta, for a channel of its format (RelayCall.vendorHeaders). */
   vendorHeaders?: Record<string, string>;
+  /** An Anthropic caller's `?beta=true`, for a channel of its format (RelayCall.betaQuery). */
+  betaQuery?: boolean;
 }
 
 /** A prompt to count (Anthropic's count_tokens, Gemini's countTokens): never reserved nor charged. */
-export type CountCall = Pick<SyncCall, 'identity' | 'format' | 'body' | 'modelInPath' | 'requestId' | 'signal' | 'vendorHeaders'>;
+export type CountCall = Pick<SyncCall, 'identity' | 'format' | 'body' | 'modelInPath' | 'requestId' | 'signal' | 'vendorHeaders' | 'betaQuery'>;
 
 /** The public model a call names: in its body, or (Gemini) in its path. */
 function publicModelOf(c: Pick<SyncCall, 'body' | 'modelInPath'>): string {
@@ -95,7 +97,7 @@ export class SyncCalls {
   /** Counts a prompt through the relay (the upstream's own count where the channel has one); nothing is held or charged. */
   async countTokens(c: CountCall): Promise<RelayTokenCount> {
     const model = await this.modelFor(c);
-    const call = { format: c.format, ...relayedAs(c, gatewayModelOf(model)), caller: callerOf(c.identity.ownerId, model), requestId: c.requestId, signal: c.signal, vendorHeaders: c.vendorHeaders };
+    const call = { format: c.format, ...relayedAs(c, gatewayModelOf(model)), caller: callerOf(c.identity.ownerId, model), requestId: c.requestId, signal: c.signal, vendorHeaders: c.vendorHeaders, betaQuery: c.betaQuery };
     return this.relay.countTokens(call).catch((e) => {
       throw this.callerError(e);
     });
@@ -141,7 +143,7 @@ export class SyncCalls {
         }, quote),
       );
       this.ctx.metrics.reservedRun('sync', amount);
-      const answer = await this.relayed({ ...asked, ...(c.files ? { files: c.files } : {}), requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, budget: amount + Number(model.overdraft) }, ownerId);
+      const answer = await this.relayed({ ...asked, ...(c.files ? { files: c.files } : {}), requestId: runId, signal: c.signal, headers: c.headers, vendorHeaders: c.vendorHeaders, betaQuery: c.betaQuery, budget: amount + Number(model.overdraft) }, ownerId);
       if (answer.kind === 'json') {
         await this.settle(runId, ownerId, answer.summary);
         release();

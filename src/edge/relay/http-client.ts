@@ -18,9 +18,9 @@ const PATHS = {
   transcriptions: '/relay/v1/audio/transcriptions',
 } as const;
 
-/** The relay route of a call's format; Gemini's names the model and the action in the path. */
-function relayPath(call: Pick<RelayCall, 'format' | 'modelInPath'>, counting = false): string {
-  if (call.format !== 'gemini') return counting ? `${PATHS[call.format]}/count_tokens` : PATHS[call.format];
+/** The relay route of a call's format (with an Anthropic caller's `?beta=true`); Gemini's names the model and the action in the path. */
+function relayPath(call: Pick<RelayCall, 'format' | 'modelInPath' | 'betaQuery'>, counting = false): string {
+  if (call.format !== 'gemini') return (counting ? `${PATHS[call.format]}/count_tokens` : PATHS[call.format]) + (call.betaQuery ? '?beta=true' : '');
   const target = call.modelInPath ?? { model: '', stream: false };
   const action = counting ? 'countTokens' : target.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return `/relay/v1beta/models/${encodeURIComponent(target.model)}:${action}`;

@@ -1,4 +1,4 @@
-import type { RelayFile, RelayFormat } from '../../contract/relay.js';
+import type { RelayCall, RelayFile, RelayFormat } from '../../contract/relay.js';
 import type { UpstreamClient } from '../../kit/upstream/client.js';
 import type { ProbeOutcome } from '../upstream/probe.js';
 import type { UpstreamTarget } from '../upstream/target.js';
@@ -81,14 +81,17 @@ export interface ProviderRelay {
   readonly countTokens?: Readonly<Partial<Record<RelayFormat, NativeCountCall>>>;
 }
 
+/** What a caller sent for its format's vendor alone, sent on to a channel of that vendor: its headers, (Anthropic's) `?beta=true`. */
+export type VendorPassed = Pick<RelayCall, 'vendorHeaders' | 'betaQuery'>;
+
 /**
- * The upstream request for a caller's own body, `model` the name sent upstream; `vendorHeaders` the
- * caller's headers of the format's vendor (RelayCall.vendorHeaders), sent on; `files` a multipart call's.
+ * The upstream request for a caller's own body, `model` the name sent upstream; `vendor` what the caller
+ * sent for the format's vendor (RelayCall.vendorHeaders, betaQuery), sent on; `files` a multipart call's.
  */
-export type NativeCall = (t: UpstreamTarget, body: Json, model: string, stream: boolean, vendorHeaders?: Record<string, string>, files?: readonly RelayFile[]) => UpstreamCall;
+export type NativeCall = (t: UpstreamTarget, body: Json, model: string, stream: boolean, vendor?: VendorPassed, files?: readonly RelayFile[]) => UpstreamCall;
 
 /** The upstream request counting the tokens of a caller's count body (as NativeCall, never streamed). */
-export type NativeCountCall = (t: UpstreamTarget, body: Json, model: string, vendorHeaders?: Record<string, string>) => UpstreamCall;
+export type NativeCountCall = (t: UpstreamTarget, body: Json, model: string, vendor?: VendorPassed) => UpstreamCall;
 
 /** The HTTP request a provider builds; the relay adds the target's proxy and header overrides. */
 export interface UpstreamCall {

@@ -34,7 +34,7 @@ export async function countTokens(d: CountDeps, asked: CountCall): Promise<Relay
   if (!native) return estimate();
   const target = leg.channel.target(leg.keyIndex);
   try {
-    const { json } = await sendJson(d.upstream, native(target, body, leg.upstreamModel, asked.vendorHeaders), target, d.limits, asked.signal);
+    const { json } = await sendJson(d.upstream, native(target, body, leg.upstreamModel, asked), target, d.limits, asked.signal);
     const tokens = counting.read(json);
     if (tokens !== null) return { tokens, source: 'upstream' };
     d.ctx.log.info({ channelId: leg.channel.row.id }, "relay: the upstream's token count holds no count; estimated with the tokenizer");

@@ -67,7 +67,7 @@ export class Plan {
     const { body } = this.call;
     const native = p.native[this.call.format];
     let call: UpstreamCall;
-    if (native) call = native(t, body, upstreamModel, this.stream, this.call.vendorHeaders, this.call.files);
+    if (native) call = native(t, body, upstreamModel, this.stream, this.call, this.call.files);
     else if (this.format.toProvider) call = this.format.toProvider(p, t, body, upstreamModel);
     else call = p.chat(t, { ...this.chat(), model: upstreamModel }, this.stream);
     const override = jsonObject(paramOverride);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseGeminiTarget, RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, vendorHeadersOf, type RelayCall, type RelayCaller, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
+import { betaQueryOf, parseGeminiTarget, RELAY_BUDGET_HEADER, RELAY_COUNT_SOURCE_HEADER, RELAY_SUMMARY_COMMENT, RELAY_SUMMARY_HEADER, vendorHeadersOf, type RelayCall, type RelayCaller, type RelayFormat, type RelaySummary } from '../../contract/relay.js';
 import { implement, type OperationImpl } from '../../contract/types.js';
 import { ok } from '../../kit/http/envelope.js';
 import { AppError } from '../../kit/http/errors.js';
@@ -17,7 +17,7 @@ import { FORMATS } from './formats/index.js';
 import { MODEL } from './formats/schema.js';
 
 /** What a relay route reads of a request: a Fastify request's fields, or a fast-lane request's (kit/http/fast-lane.ts). */
-type RelayHttpRequest = Pick<LaneRequest, 'id' | 'headers' | 'body'> & { relayCaller?: RelayCaller };
+type RelayHttpRequest = Pick<LaneRequest, 'id' | 'url' | 'headers' | 'body'> & { relayCaller?: RelayCaller };
 
 /** Request headers that channel-affinity rules may read; never the authorization header. */
 function affinityHeaders(req: RelayHttpRequest): Record<string, string> {
@@ -43,7 +43,7 @@ async function serve(engine: RelayEngine, format: RelayFormat, req: RelayHttpReq
   const gone = closedEarly(res);
   const budget = budgetOf(req.headers[RELAY_BUDGET_HEADER]);
   const { body, files } = callBody(format, req.body as Record<string, unknown>);
-  const answer = await engine.relay({ format, body, ...(files ? { files } : {}), modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), vendorHeaders: vendorHeadersOf(format, req.headers), ...(budget !== undefined ? { budget } : {}) });
+  const answer = await engine.relay({ format, body, ...(files ? { files } : {}), modelInPath, caller: req.relayCaller!, requestId: req.id, signal: gone, headers: affinityHeaders(req), vendorHeaders: vendorHeadersOf(format, req.headers), betaQuery: betaQueryOf(format, req.url), ...(budget !== undefined ? { budget } : {}) });
   own?.();
   if (answer.kind === 'json') {
     res.writeHead(answer.status, { 'x-request-id': req.id, 'content-type': 'application/json; charset=utf-8', [RELAY_SUMMARY_HEADER]: encodeSummary(answer.summary), 'content-length': Buffer.byteLength(answer.body) });
@@ -76,7 +76,7 @@ function served(engine: RelayEngine, format: RelayFormat) {
 
 /** Counts a prompt of the format (GR09, GR06's :countTokens), answered as the format's count endpoint answers, its source in a header. */
 async function count(engine: RelayEngine, format: 'anthropic' | 'gemini', req: FastifyRequest, reply: FastifyReply, modelInPath?: RelayCall['modelInPath']) {
-  const counted = await engine.countTokens({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: clientGone(reply), vendorHeaders: vendorHeadersOf(format, req.headers) });
+  const counted = await engine.countTokens({ format, body: req.body as Record<string, unknown>, modelInPath, caller: req.relayCaller!, requestId: req.id, signal: clientGone(reply), vendorHeaders: vendorHeadersOf(format, req.headers), betaQuery: betaQueryOf(format, req.url) });
   return reply.header(RELAY_COUNT_SOURCE_HEADER, counted.source).send(FORMATS[format].count!.answer(counted.tokens));
 }
 

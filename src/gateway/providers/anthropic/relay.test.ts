@@ -195,14 +195,19 @@ test('anthropic: a stream cut before its end reports the usage of message_start 
   assert.deepEqual(decoder.reported!(), { prompt_tokens: 1049, completion_tokens: 1, total_tokens: 1050, prompt_tokens_details: { cached_tokens: 1024 } });
 });
 
-test('anthropic: native calls and token counts send the caller\'s anthropic-version and anthropic-beta', () => {
-  const vendor = { 'anthropic-version': '2024-01-01', 'anthropic-beta': 'claude-code-20250219' };
+test('anthropic: native calls and token counts send the caller\'s anthropic-version, anthropic-beta and ?beta=true', () => {
+  const vendor = { vendorHeaders: { 'anthropic-version': '2024-01-01', 'anthropic-beta': 'claude-code-20250219' }, betaQuery: true };
   const call = anthropicRelay.native.anthropic!(target, { model: 'x', max_tokens: 5, messages: [] }, 'mapped', true, vendor);
-  assert.equal(call.url, 'https://api.anthropic.com/v1/messages');
-  assert.deepEqual([call.headers['anthropic-version'], call.headers['anthropic-beta'], call.headers['x-api-key'], (call.body as Json).model], ['2024-01-01', 'claude-code-20250219', 'sk-ant-test', 'mapped']);
+  assert.equal(call.url, 'https://api.anthropic.com/v1/messages?beta=true');
+  assert.deepEqual([call.headers['anthropic-version'], call.headers['anthropic-beta'], call.headers['x-api-key'], call.headers.accept, (call.body as Json).model], ['2024-01-01', 'claude-code-20250219', 'sk-ant-test', 'text/event-stream', 'mapped']);
   const plain = anthropicRelay.native.anthropic!(target, { model: 'x' }, 'x', false);
-  assert.deepEqual([plain.headers['anthropic-version'], plain.headers['anthropic-beta']], ['2023-06-01', undefined]);
+  assert.equal(plain.url, 'https://api.anthropic.com/v1/messages');
+  assert.deepEqual([plain.headers['anthropic-version'], plain.headers['anthropic-beta'], plain.headers.accept], ['2023-06-01', undefined, 'application/json']);
+  assert.equal(anthropicRelay.native.anthropic!(target, { model: 'x' }, 'x', false, { betaQuery: false }).url, 'https://api.anthropic.com/v1/messages');
   const count = anthropicRelay.countTokens!.anthropic!(target, { model: 'x', messages: [] }, 'mapped', vendor);
-  assert.equal(count.url, 'https://api.anthropic.com/v1/messages/count_tokens');
+  assert.equal(count.url, 'https://api.anthropic.com/v1/messages/count_tokens?beta=true');
   assert.deepEqual([count.headers['anthropic-beta'], (count.body as Json).model], ['claude-code-20250219', 'mapped']);
+  assert.equal(anthropicRelay.countTokens!.anthropic!(target, { model: 'x', messages: [] }, 'mapped').url, 'https://api.anthropic.com/v1/messages/count_tokens');
+  // A converted call (OpenAI's chat to this channel) carries nothing of an Anthropic caller's.
+  assert.equal(anthropicRelay.chat(target, { model: 'x', messages: [{ role: 'user', content: 'hi' }] }, false).url, 'https://api.anthropic.com/v1/messages');
 });

@@ -181,6 +181,6 @@ export const anthropicRelay: ProviderRelay = {
   chat: (t, body, stream) => messagesCall(t, messagesRequest(body, stream), stream),
   chatResult,
   chatStream: anthropicStreamDecoder,
-  native: { anthropic: (t, body, model, stream, vendorHeaders) => messagesCall(t, { ...body, model }, stream, vendorHeaders) },
-  countTokens: { anthropic: (t, body, model, vendorHeaders) => countTokensCall(t, { ...body, model }, vendorHeaders) },
+  native: { anthropic: (t, body, model, stream, vendor) => messagesCall(t, { ...body, model }, stream, vendor) },
+  countTokens: { anthropic: (t, body, model, vendor) => countTokensCall(t, { ...body, model }, vendor) },
 };
