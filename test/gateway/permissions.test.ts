@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { GATEWAY_PERMISSIONS, loadConfig } from '../../src/config/index.js';
+import { GATEWAY_PERMISSIONS } from '../../src/config/gateway.js';
+import { loadConfig } from '../../src/config/index.js';
 import { ConfigError } from '../../src/config/read.js';
 import { gatewayOperations } from '../../src/gateway/app.js';
 import { eachDatabase } from '../helpers/services.js';

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { GATEWAY_PERMISSIONS } from '../../config/index.js';
+import { GATEWAY_PERMISSIONS } from '../../config/gateway.js';
 
 /**
  * The manifest of one task plugin version (plugin.json, or the `taskPlugin` field of an npm package's

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { GATEWAY_PERMISSIONS } from '../../config/index.js';
+import { GATEWAY_PERMISSIONS } from '../../config/gateway.js';
 import { STAFF_NAME_PATTERN } from './admin-service.js';
 
 /** Requests and answers of GS06–GS15 (staff administration). Times are unix seconds. */

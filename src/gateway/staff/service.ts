@@ -1,5 +1,5 @@
 import * as OTPAuth from 'otpauth';
-import { GATEWAY_PERMISSIONS } from '../../config/index.js';
+import { GATEWAY_PERMISSIONS } from '../../config/gateway.js';
 import { seal } from '../../kit/crypto/aead.js';
 import { openSealed, sealingTransaction } from '../sealing.js';
 import { randomToken, sha256 } from '../../kit/crypto/tokens.js';
