@@ -1,7 +1,9 @@
 import { invalidAllowEntry } from '../kit/upstream/address-policy.js';
 import { bool, ConfigError, int, list, str, type Env } from './read.js';
 
-/** The gateway's settings of its own: staff permissions, upstream calls, channel tests and automatic disabling. */
+// The gateway's settings of its own: staff permissions, upstream calls, channel tests and automatic disabling.
+
+/** The permission names staff roles map to (SPEC's authz.*). */
 export const GATEWAY_PERMISSIONS = [
   'authz.ChannelRead',
   'authz.ChannelWrite',

@@ -32,10 +32,9 @@ const EVENT_OF = { succeeded: 'run.completed@1', failed: 'run.failed@1', cancell
 /**
  * Ends a run and settles its reservation, exactly once per run id, in one piece of a ledger batch (one
  * transaction, shared with concurrent reservations and settlements: runs/ledger.ts; `ownerId`, the run's
- * owner, orders it in its batch): the wallet is charged
- * the run's cost — its reservation, and beyond it (an upstream that answered more than the relay asked for,
- * or the model's overdraft) what the available balance has (never below zero, never another run's
- * reservation) — and the rest of the reservation is released; the run gets its final state; a
+ * owner, orders it in its batch): the wallet is charged the run's cost — its reservation, and beyond it (an
+ * upstream that answered more than the relay asked for, or the model's overdraft) what the available balance
+ * has (never below zero, never another run's reservation) — and the rest of the reservation is released; the run gets its final state; a
  * settlement row (primary key: the run id) and the events run.completed|failed|cancelled@1,
  * wallet.settled@1 and billing.finalization-reconciliation-resolution.applied@1 are written. The wallet's
  * used_quota and request_count (new-api's) grow with the charge and a served call; a call of an account

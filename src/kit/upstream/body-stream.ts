@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Deadline } from './deadline.js';
-import { translate, UpstreamError } from './errors.js';
+import { asUpstreamError, UpstreamError } from './errors.js';
 
 export interface UpstreamStream {
   status: number;
@@ -110,6 +110,6 @@ export class BodyStream implements UpstreamStream {
 
   private failed(e: unknown): UpstreamError {
     this.res.body.destroy();
-    return translate(e, this.deadline.passed ? this.timeoutMs : null);
+    return asUpstreamError(e, this.deadline.passed ? this.timeoutMs : null);
   }
 }

@@ -6,7 +6,7 @@ import { BodyStream, type UpstreamStream } from './body-stream.js';
 import type { ByteBudget } from './budget.js';
 import { deadlineOf, type Deadline } from './deadline.js';
 import type { CancelSignal } from '../http/cancel-signal.js';
-import { translate, UpstreamError } from './errors.js';
+import { asUpstreamError, UpstreamError } from './errors.js';
 
 export interface UpstreamClientOptions {
   policy: AddressPolicy;
@@ -112,7 +112,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       try {
         if (ip) checkAddress(options.policy, host, host);
       } catch (e) {
-        throw translate(e, null);
+        throw asUpstreamError(e, null);
       }
       return undefined;
     }
@@ -123,7 +123,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
         await checkHostNow(options.policy, host);
         await checkHostNow(options.policy, proxy.hostname);
       } catch (e) {
-        throw translate(e, null);
+        throw asUpstreamError(e, null);
       }
     })();
   }
@@ -146,7 +146,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       return { res, deadline, timeoutMs };
     } catch (e) {
       deadline.clear();
-      throw translate(e, deadline.passed ? timeoutMs : null);
+      throw asUpstreamError(e, deadline.passed ? timeoutMs : null);
     }
   }
 
@@ -179,7 +179,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
       return (chunks.length ? Buffer.concat([whole, ...chunks], size) : whole.subarray(0, size)).toString('utf8');
     } catch (e) {
       body.destroy();
-      throw translate(e, deadline.passed ? timeoutMs : null);
+      throw asUpstreamError(e, deadline.passed ? timeoutMs : null);
     } finally {
       deadline.clear();
       budget?.release(reserved);

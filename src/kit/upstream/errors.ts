@@ -18,7 +18,7 @@ export class UpstreamError extends Error {
 }
 
 /** Maps socket, DNS, abort and undici errors to an UpstreamError whose detail names no URL or secret. */
-export function translate(e: unknown, timedOutAfterMs: number | null): UpstreamError {
+export function asUpstreamError(e: unknown, timedOutAfterMs: number | null): UpstreamError {
   if (e instanceof UpstreamError) return e;
   if (timedOutAfterMs !== null) return new UpstreamError('timeout', `no complete answer within ${timedOutAfterMs} ms`);
   const err = e as { name?: string; code?: string; cause?: unknown };
